@@ -1,0 +1,111 @@
+// Package spec holds the source document restated as numbered requirements
+// (requirements.yaml), so that features, reports and coverage checks name
+// each requirement by a stable ID and quote the same sentence.
+package spec
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Level says how a requirement binds a host.
+type Level string
+
+// The levels a requirement can have.
+const (
+	// Must: the suite fails a host that departs from it.
+	Must Level = "MUST"
+	// Should: checked, deciding the exit code only under --strict.
+	Should Level = "SHOULD"
+	// Reference: a choice of the reference host for what the source does
+	// not show; never demanded of another host.
+	Reference Level = "REFERENCE"
+)
+
+// Requirement is one numbered requirement of the source document.
+type Requirement struct {
+	ID        string `yaml:"id"`
+	Section   string `yaml:"section"`
+	Level     Level  `yaml:"level"`
+	Text      string `yaml:"text"`
+	Untested  string `yaml:"untested,omitempty"`
+	CheckedBy string `yaml:"checked_by,omitempty"`
+}
+
+// Sections returns the source sections the requirement comes from, e.g. ["7.3", "8"].
+func (r Requirement) Sections() []string {
+	var out []string
+	for _, s := range strings.Split(r.Section, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Spec is the whole set of requirements, in document order.
+type Spec struct {
+	Requirements []Requirement `yaml:"requirements"`
+	byID         map[string]int
+}
+
+//go:embed requirements.yaml
+var source []byte
+
+var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`)
+
+// Load parses the embedded requirements and checks them: IDs unique and well
+// formed, every level known, every untested entry explained.
+func Load() (*Spec, error) { return Parse(source) }
+
+// Parse reads requirements from YAML; Load uses it on the embedded file.
+func Parse(data []byte) (*Spec, error) {
+	var s Spec
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("parse requirements: %w", err)
+	}
+	s.byID = make(map[string]int, len(s.Requirements))
+	for i, r := range s.Requirements {
+		switch {
+		case !idPattern.MatchString(r.ID):
+			return nil, fmt.Errorf("requirement %d: id %q is not of the form AREA-N", i+1, r.ID)
+		case r.Text == "" || r.Section == "":
+			return nil, fmt.Errorf("requirement %s: text and section are required", r.ID)
+		case r.Level != Must && r.Level != Should && r.Level != Reference:
+			return nil, fmt.Errorf("requirement %s: unknown level %q", r.ID, r.Level)
+		case r.Level == Reference && r.CheckedBy == "":
+			return nil, fmt.Errorf("requirement %s: a reference choice names the tests that check it (checked_by)", r.ID)
+		}
+		if _, dup := s.byID[r.ID]; dup {
+			return nil, fmt.Errorf("requirement %s: duplicate id", r.ID)
+		}
+		s.byID[r.ID] = i
+	}
+	return &s, nil
+}
+
+// Get returns the requirement with the given ID.
+func (s *Spec) Get(id string) (Requirement, bool) {
+	i, ok := s.byID[id]
+	if !ok {
+		return Requirement{}, false
+	}
+	return s.Requirements[i], true
+}
+
+// IDs returns every requirement ID, sorted.
+func (s *Spec) IDs() []string {
+	ids := make([]string, 0, len(s.Requirements))
+	for _, r := range s.Requirements {
+		ids = append(ids, r.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}
