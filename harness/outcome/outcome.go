@@ -1,0 +1,217 @@
+// Package outcome is the suite's model of what happened in a run: each
+// scenario passed, failed, was not run (and why), or hit a harness error
+// (PRODUCT.md section 5). Reports and exit codes are computed from it alone.
+package outcome
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/wire"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// Status is the outcome of one scenario.
+type Status string
+
+// The four outcomes. NotRun never counts as a pass.
+const (
+	Passed       Status = "passed"
+	Failed       Status = "failed"
+	NotRun       Status = "not run"
+	HarnessError Status = "harness error"
+)
+
+// Departure is a step's finding that the host departs from a requirement. It
+// is the only error a step returns that blames the host; every other error is
+// a harness error.
+type Departure struct {
+	// Check says in a few words what was checked ("HTTP status", "401 body").
+	Check string
+	// Expected and Actual are shown side by side in every report.
+	Expected string
+	Actual   string
+	// Exchanges are the HTTP exchanges that show the departure, masked.
+	Exchanges []wire.Exchange
+}
+
+func (d *Departure) Error() string {
+	return fmt.Sprintf("%s: expected %s, but actual is %s", d.Check, d.Expected, d.Actual)
+}
+
+// Departf is the usual way a step reports a departure.
+func Departf(check string, expected, actual any, exchanges ...wire.Exchange) *Departure {
+	return &Departure{Check: check, Expected: fmt.Sprint(expected), Actual: fmt.Sprint(actual), Exchanges: exchanges}
+}
+
+// Skip is returned (wrapped by godog's ErrSkip) when a scenario cannot run
+// against this target; Reason names the missing profile key or capability.
+type Skip struct{ Reason string }
+
+func (s *Skip) Error() string { return "not run: " + s.Reason }
+
+// Step is one step of a scenario as it ran.
+type Step struct {
+	Keyword string `json:"keyword"`
+	Text    string `json:"text"`
+	Line    int    `json:"line"`
+	// Status is passed, failed, skipped, undefined, pending or ambiguous.
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
+	// DocString is the step's attached text, if any.
+	DocString string `json:"doc_string,omitempty"`
+}
+
+// Result is the outcome of one scenario.
+type Result struct {
+	// ID identifies the scenario across runs: "<feature file>: <scenario name>".
+	ID          string   `json:"id"`
+	Feature     string   `json:"feature"`
+	FeatureFile string   `json:"feature_file"`
+	Scenario    string   `json:"scenario"`
+	Line        int      `json:"line"`
+	Tags        []string `json:"tags"`
+	// Requirements are the requirement IDs the scenario checks (its tags that name one).
+	Requirements []spec.Requirement `json:"requirements"`
+	Status       Status             `json:"status"`
+	// Reason says why a scenario was not run or what went wrong in the harness.
+	Reason string `json:"reason,omitempty"`
+	// Departure is set when Status is Failed.
+	Departure *Departure    `json:"departure,omitempty"`
+	Steps     []Step        `json:"steps"`
+	Duration  time.Duration `json:"duration"`
+	// Expected is true when the scenario is listed in the expected-failures file.
+	Expected bool `json:"expected_failure,omitempty"`
+}
+
+// Level is MUST when the scenario checks any MUST requirement, SHOULD when it
+// checks only SHOULD ones.
+func (r Result) Level() spec.Level {
+	for _, q := range r.Requirements {
+		if q.Level == spec.Must {
+			return spec.Must
+		}
+	}
+	if len(r.Requirements) == 0 {
+		return spec.Must
+	}
+	return spec.Should
+}
+
+// Sections returns the source sections of the scenario's requirements, in order, without repeats.
+func (r Result) Sections() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, q := range r.Requirements {
+		for _, s := range q.Sections() {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Run is a whole run of the suite against one target.
+type Run struct {
+	Target   string        `json:"target"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+	Strict   bool          `json:"strict"`
+	Results  []Result      `json:"results"`
+}
+
+// Counts tallies results by status.
+type Counts struct {
+	Passed, Failed, NotRun, HarnessErrors int
+	// Tolerated are failures that do not decide the exit code: SHOULD-level
+	// without --strict, or listed as expected failures.
+	Tolerated int
+	// Stale are scenarios listed as expected failures that passed.
+	Stale int
+}
+
+// Tally counts the run's results, deciding which failures count.
+func (run Run) Tally() Counts {
+	var c Counts
+	for _, r := range run.Results {
+		switch r.Status {
+		case Passed:
+			c.Passed++
+			if r.Expected {
+				c.Stale++
+			}
+		case Failed:
+			c.Failed++
+			if r.Expected || (!run.Strict && r.Level() == spec.Should) {
+				c.Tolerated++
+			}
+		case NotRun:
+			c.NotRun++
+		case HarnessError:
+			c.HarnessErrors++
+		}
+	}
+	return c
+}
+
+// Exit codes of `conform run` (PRODUCT.md section 3).
+const (
+	ExitPassed     = 0
+	ExitFailed     = 1
+	ExitUsage      = 2
+	ExitIncomplete = 3
+)
+
+// ExitCode decides the run's exit code: 1 if a counted failure, a harness
+// error or a stale expected failure; 3 if nothing failed but something was
+// not run, or nothing ran at all; 0 only when every selected scenario ran and passed.
+func (run Run) ExitCode() int {
+	c := run.Tally()
+	switch {
+	case c.Failed-c.Tolerated > 0, c.HarnessErrors > 0, c.Stale > 0:
+		return ExitFailed
+	case c.NotRun > 0, c.Passed+c.Failed == 0:
+		return ExitIncomplete
+	}
+	return ExitPassed
+}
+
+// Summary is the one-line account printed at the end of every report.
+func (c Counts) Summary() string {
+	parts := []string{fmt.Sprintf("%d passed", c.Passed), fmt.Sprintf("%d failed", c.Failed)}
+	if c.NotRun > 0 {
+		parts = append(parts, fmt.Sprintf("%d not run", c.NotRun))
+	}
+	if c.HarnessErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d harness errors", c.HarnessErrors))
+	}
+	if c.Tolerated > 0 {
+		parts = append(parts, fmt.Sprintf("%d tolerated", c.Tolerated))
+	}
+	if c.Stale > 0 {
+		parts = append(parts, fmt.Sprintf("%d expected failures now pass", c.Stale))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Classify turns the error a scenario ended with into its status and reason.
+// Only a Departure blames the host; a Skip means not run; anything else is the
+// harness's own fault.
+func Classify(err error) (Status, string, *Departure) {
+	var d *Departure
+	var s *Skip
+	switch {
+	case err == nil:
+		return Passed, "", nil
+	case errors.As(err, &s):
+		return NotRun, s.Reason, nil
+	case errors.As(err, &d):
+		return Failed, "", d
+	default:
+		return HarnessError, err.Error(), nil
+	}
+}

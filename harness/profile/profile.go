@@ -1,0 +1,185 @@
+// Package profile reads the target profile: the contract between the suite and
+// a host under test (PRODUCT.md section 4). Every key has a default that
+// matches the reference host, so a bare target URL works against it.
+package profile
+
+import (
+	"bytes"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Profile describes one host under test.
+type Profile struct {
+	// Target is the base URL; the MCP endpoint is {target}/mcp.
+	Target string `yaml:"target"`
+	// CredentialEnv names the environment variable holding a credential this host issued.
+	CredentialEnv string `yaml:"credential_env"`
+	// Peer is a second instance of the same host software, for instance binding.
+	Peer  *Peer `yaml:"peer,omitempty"`
+	Paths Paths `yaml:"paths"`
+	Tools Tools `yaml:"tools"`
+	// ContentCollections says whether the host declares content collections.
+	ContentCollections bool  `yaml:"content_collections"`
+	OAuth              OAuth `yaml:"oauth"`
+	// RegistrationLimit bounds the registrations sent while probing the per-address limit.
+	RegistrationLimit int `yaml:"registration_limit"`
+	// Slow allows scenarios that wait in real time (the five-minute window).
+	Slow bool `yaml:"slow"`
+}
+
+// Peer is a second instance of the host software.
+type Peer struct {
+	Target        string `yaml:"target"`
+	CredentialEnv string `yaml:"credential_env"`
+}
+
+// Paths are the paths of the host that scenarios use, by role.
+type Paths struct {
+	Open        string      `yaml:"open"`
+	OpenDir     string      `yaml:"open_dir"`
+	Closed      string      `yaml:"closed"`
+	ClosedDir   string      `yaml:"closed_dir"`
+	Missing     string      `yaml:"missing"`
+	Writable    string      `yaml:"writable"`
+	Unsupported Unsupported `yaml:"unsupported"`
+}
+
+// Unsupported is a path opened by gate 3 whose provider lacks Operation (gate 4).
+type Unsupported struct {
+	Path      string `yaml:"path"`
+	Operation string `yaml:"operation"`
+}
+
+// Tools are the host's tool names, by role.
+type Tools struct {
+	List        string   `yaml:"list"`
+	Stat        string   `yaml:"stat"`
+	Read        string   `yaml:"read"`
+	Write       string   `yaml:"write"`
+	Allowlisted []string `yaml:"allowlisted"`
+	Privileged  []string `yaml:"privileged"`
+	// Content are the names of the content tools (shown in tools/list only
+	// when collections are declared).
+	Content []string `yaml:"content"`
+}
+
+// OAuth are the host's authorization endpoints, relative to the target.
+type OAuth struct {
+	Register            string `yaml:"register"`
+	Token               string `yaml:"token"`
+	DeviceAuthorization string `yaml:"device_authorization"`
+	// DeviceApprovalCommand approves {user_code} without a person (for CI).
+	DeviceApprovalCommand string `yaml:"device_approval_command"`
+}
+
+// Default returns the profile of the reference host at target.
+func Default(target string) Profile {
+	return Profile{
+		Target:        strings.TrimRight(target, "/"),
+		CredentialEnv: "CONFORM_CREDENTIAL",
+		Paths: Paths{
+			Open:        "/public/readme.md",
+			OpenDir:     "/public",
+			Closed:      "/base/notes.txt",
+			ClosedDir:   "/base",
+			Missing:     "/public/no-such-file",
+			Writable:    "/overlay/scratch.txt",
+			Unsupported: Unsupported{Path: "/overlay/readonly/about.md", Operation: "write"},
+		},
+		Tools: Tools{
+			List: "afs_list", Stat: "afs_stat", Read: "afs_read", Write: "afs_write",
+			Allowlisted: []string{"afs_list", "afs_stat", "afs_read"},
+			Privileged:  []string{"afs_write"},
+			Content:     []string{"search_content", "list_content", "get_content"},
+		},
+		OAuth: OAuth{
+			Register:            "/oauth/register",
+			Token:               "/oauth/token",
+			DeviceAuthorization: "/oauth/device_authorization",
+		},
+		RegistrationLimit: 50,
+	}
+}
+
+// Load reads a profile file. Keys it does not set keep their defaults; an
+// unknown key is an error, so a typo never silently falls back to a default.
+func Load(path string) (Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Profile{}, fmt.Errorf("read profile: %w", err)
+	}
+	return Parse(data)
+}
+
+// Parse reads a profile from YAML over the defaults.
+func Parse(data []byte) (Profile, error) {
+	p := Default("")
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	p.Target = strings.TrimRight(p.Target, "/")
+	if p.Peer != nil {
+		p.Peer.Target = strings.TrimRight(p.Peer.Target, "/")
+	}
+	return p, p.Validate()
+}
+
+// Validate checks what a run cannot do without.
+func (p Profile) Validate() error {
+	if err := checkURL("target", p.Target); err != nil {
+		return err
+	}
+	if p.Peer != nil {
+		if err := checkURL("peer.target", p.Peer.Target); err != nil {
+			return err
+		}
+	}
+	if p.RegistrationLimit < 1 {
+		return fmt.Errorf("profile: registration_limit must be at least 1")
+	}
+	for _, path := range []string{p.Paths.Open, p.Paths.OpenDir, p.Paths.Closed, p.Paths.ClosedDir, p.Paths.Missing, p.Paths.Writable, p.Paths.Unsupported.Path} {
+		if path != "" && !strings.HasPrefix(path, "/") {
+			return fmt.Errorf("profile: path %q must start with /", path)
+		}
+	}
+	return nil
+}
+
+func checkURL(key, raw string) error {
+	if raw == "" {
+		return fmt.Errorf("profile: %s is required", key)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("profile: %s must be an http or https URL, got %q", key, raw)
+	}
+	if u.User != nil {
+		return fmt.Errorf("profile: %s must not carry credentials; name an environment variable in credential_env", key)
+	}
+	return nil
+}
+
+// Credential returns the target's credential from the environment, or "".
+func (p Profile) Credential() string { return env(p.CredentialEnv) }
+
+// PeerCredential returns the peer's credential from the environment, or "".
+func (p Profile) PeerCredential() string {
+	if p.Peer == nil {
+		return ""
+	}
+	return env(p.Peer.CredentialEnv)
+}
+
+func env(name string) string {
+	if name == "" {
+		return ""
+	}
+	return strings.TrimSpace(os.Getenv(name))
+}
