@@ -1,0 +1,42 @@
+# Source section 1: what the service does.
+Feature: 1 What the service does
+  A tool host exposes tools to software agents over JSON-RPC at {base}/mcp.
+  Agents discover tools with tools/list and call them with tools/call. Path
+  tools list and stat paths; afs_stat reports the operations the provider
+  implements. Content tools appear only when the host declares collections.
+
+  @SVC-1 @SVC-2
+  Scenario: Agents discover tools with tools/list at {base}/mcp
+    Given an anonymous caller
+    When the caller sends "tools/list"
+    Then the HTTP status is 200
+    And the reply carries a JSON-RPC result
+    And tools/list names {tools.list}
+    And tools/list names {tools.stat}
+
+  @SVC-2 @SVC-3 @SVC-6
+  Scenario: afs_list lists the children of a path the host opened
+    Given an anonymous caller
+    When the caller calls {tools.list} on {paths.open_dir}
+    Then the tool result is not an error
+    And the listing names the last segment of {paths.open}
+
+  @SVC-4
+  Scenario: afs_stat reports the operations the provider implements
+    Given an anonymous caller
+    When the caller calls {tools.stat} on {paths.open}
+    Then the tool result is not an error
+    And the capabilities include "stat"
+
+  @SVC-6
+  Scenario: A path the host opened to network clients can be read
+    Given an anonymous caller
+    When the caller calls {tools.read} on {paths.open}
+    Then the tool result is not an error
+
+  @SVC-5 @DIAG-2
+  Scenario: Content tools appear in tools/list exactly when collections are declared
+    Given an anonymous caller
+    When the caller sends "tools/list"
+    Then the HTTP status is 200
+    And tools/list shows the content tools exactly when the host declares collections

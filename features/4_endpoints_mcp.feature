@@ -1,0 +1,38 @@
+# Source section 4: the /mcp endpoint.
+Feature: 4 The JSON-RPC endpoint
+  POST {base}/mcp answers initialize, tools/list, resources/list, prompts/list
+  and tools/call with a JSON-RPC result. Tool names are resolved only after
+  the method and credential checks.
+
+  @EP-1 @AUTH-3
+  Scenario Outline: An anonymous <method> answers with a JSON-RPC result
+    Given an anonymous caller
+    When the caller sends "<method>"
+    Then the HTTP status is 200
+    And the reply carries a JSON-RPC result
+
+    Examples:
+      | method         |
+      | initialize     |
+      | tools/list     |
+      | resources/list |
+      | prompts/list   |
+
+  @EP-1 @AUTH-3
+  Scenario: An anonymous tools/call of an allowlisted tool answers with a JSON-RPC result
+    Given an anonymous caller
+    When the caller calls {tools.read} on {paths.open}
+    Then the HTTP status is 200
+    And the reply carries a JSON-RPC result
+    And the tool result is not an error
+
+  @EP-7 @AUTH-4 @AUTH-5
+  Scenario: A tool name is not looked up before the method and credential checks
+    Given an anonymous tools/list answers 200 with a JSON-RPC result
+    And an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 401
+    And the reply is remembered as "privileged"
+    When the caller calls a tool name that tools/list does not show
+    Then the HTTP status is 401
+    And the reply is the same as "privileged" in status, challenge and body

@@ -1,0 +1,60 @@
+# Source section 7.2: transport failure, 401 on /mcp.
+Feature: 7.2 Transport failure: 401 on /mcp
+  A call refused by the method allowlist or the credential answers 401 with a
+  Bearer challenge whose resource_metadata is
+  {base}/.well-known/oauth-protected-resource and a JSON body whose error is
+  "Unauthorized". The body is the same for every cause.
+
+  @T401-1 @T401-2 @T401-3 @RES-5 @T401-5
+  Scenario: The 401 for an anonymous privileged call carries the challenge and body
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 401
+    And the "WWW-Authenticate" header is a Bearer challenge whose resource_metadata is "{base}/.well-known/oauth-protected-resource"
+    And the body is a JSON object whose "error" is "Unauthorized"
+    And the reply carries no JSON-RPC result
+
+  @T401-1 @T401-2 @T401-3 @T401-4 @T401-7
+  Scenario Outline: A rejected credential answers the same 401: <credential>
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    And the reply is remembered as "anonymous privileged call"
+    Given a caller presenting the Authorization header "<header>"
+    When the caller sends "tools/list"
+    Then the HTTP status is 401
+    And the "WWW-Authenticate" header is a Bearer challenge whose resource_metadata is "{base}/.well-known/oauth-protected-resource"
+    And the body is a JSON object whose "error" is "Unauthorized"
+    And the reply is the same as "anonymous privileged call" in status, challenge and body
+
+    Examples:
+      | credential                | header                                  |
+      | an unknown bearer token   | Bearer conform-unknown-credential-7f3a9 |
+      | an empty bearer token     | Bearer                                  |
+      | another scheme            | Basic Y29uZm9ybTpjb25mb3Jt              |
+      | a token with no scheme    | conform-unknown-credential-7f3a9        |
+
+  @T401-4 @T401-6
+  Scenario: An anonymous method off the allowlist answers the same 401
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    And the reply is remembered as "anonymous privileged call"
+    When the caller sends "conform/no-such-method"
+    Then the HTTP status is 401
+    And the reply is the same as "anonymous privileged call" in status, challenge and body
+
+  @T401-4 @T401-7 @needs-peer
+  Scenario: A credential from another host instance answers the same 401
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    And the reply is remembered as "anonymous privileged call"
+    Given a caller with a credential issued by the peer
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 401
+    And the reply is the same as "anonymous privileged call" in status, challenge and body
+
+  @T401-8
+  Scenario: The 401 body is served as JSON
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 401
+    And the "Content-Type" header begins with "application/json"

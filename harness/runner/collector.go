@@ -1,0 +1,222 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/cucumber/godog/formatters"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/steps"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// Observer hears about scenarios as they run (a live progress display).
+type Observer interface {
+	ScenarioStarted(r outcome.Result)
+	ScenarioFinished(r outcome.Result)
+	Waiting(what string, d time.Duration)
+}
+
+// collector is a godog formatter that builds the outcome model instead of
+// printing: every report is rendered from that model afterwards.
+type collector struct {
+	mu       sync.Mutex
+	spec     *spec.Spec
+	notes    *steps.Notes
+	observer Observer
+	expected map[string]bool
+	now      func() time.Time
+
+	nodes  map[string]node   // Gherkin AST node id → keyword, text, line
+	names  map[string]string // feature uri → feature name
+	cur    *outcome.Result
+	curErr error
+	curBad string // an undefined, pending or ambiguous step
+	// curPickle finds the skip reason the steps recorded for the scenario.
+	curPickle string
+	started   time.Time
+	results   []outcome.Result
+}
+
+type node struct {
+	keyword string
+	line    int
+}
+
+var _ formatters.Formatter = (*collector)(nil)
+
+func (c *collector) TestRunStarted() {}
+
+// Feature indexes the document so steps and scenarios can be given their
+// keywords and line numbers.
+func (c *collector) Feature(doc *messages.GherkinDocument, uri string, _ []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if doc.Feature == nil {
+		return
+	}
+	c.names[uri] = doc.Feature.Name
+	var walk func(children []*messages.FeatureChild)
+	addSteps := func(ss []*messages.Step) {
+		for _, s := range ss {
+			c.nodes[s.Id] = node{keyword: strings.TrimSpace(s.Keyword), line: int(s.Location.Line)}
+		}
+	}
+	walk = func(children []*messages.FeatureChild) {
+		for _, ch := range children {
+			switch {
+			case ch.Background != nil:
+				addSteps(ch.Background.Steps)
+			case ch.Scenario != nil:
+				c.nodes[ch.Scenario.Id] = node{keyword: ch.Scenario.Keyword, line: int(ch.Scenario.Location.Line)}
+				addSteps(ch.Scenario.Steps)
+				for _, ex := range ch.Scenario.Examples {
+					for _, row := range ex.TableBody {
+						c.nodes[row.Id] = node{keyword: "Example", line: int(row.Location.Line)}
+					}
+				}
+			case ch.Rule != nil:
+				rc := make([]*messages.FeatureChild, 0, len(ch.Rule.Children))
+				for _, r := range ch.Rule.Children {
+					rc = append(rc, &messages.FeatureChild{Background: r.Background, Scenario: r.Scenario})
+				}
+				walk(rc)
+			}
+		}
+	}
+	walk(doc.Feature.Children)
+}
+
+// Pickle starts a scenario (an outline's example row is a scenario of its own).
+func (c *collector) Pickle(p *messages.Pickle) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finish()
+	r := outcome.Result{
+		ID:          p.Uri + ": " + p.Name,
+		Feature:     c.names[p.Uri],
+		FeatureFile: p.Uri,
+		Scenario:    p.Name,
+	}
+	// The last AST node is the example row for outlines, the scenario otherwise.
+	if n := len(p.AstNodeIds); n > 0 {
+		r.Line = c.nodes[p.AstNodeIds[n-1]].line
+	}
+	for _, t := range p.Tags {
+		r.Tags = append(r.Tags, t.Name)
+		if q, ok := c.spec.Get(strings.TrimPrefix(t.Name, "@")); ok {
+			r.Requirements = append(r.Requirements, q)
+		}
+	}
+	r.Expected = c.expected[r.ID]
+	c.cur, c.curErr, c.curBad, c.started = &r, nil, "", c.now()
+	if c.observer != nil {
+		c.observer.ScenarioStarted(r)
+	}
+	c.curPickle = p.Id
+}
+
+func (c *collector) step(st *messages.PickleStep, status string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil {
+		return
+	}
+	s := outcome.Step{Text: st.Text, Status: status}
+	if n := len(st.AstNodeIds); n > 0 {
+		nd := c.nodes[st.AstNodeIds[0]]
+		s.Keyword, s.Line = nd.keyword, nd.line
+	}
+	if st.Argument != nil && st.Argument.DocString != nil {
+		s.DocString = st.Argument.DocString.Content
+	}
+	if err != nil {
+		s.Error = err.Error()
+	}
+	c.cur.Steps = append(c.cur.Steps, s)
+	switch status {
+	case "failed":
+		if c.curErr == nil {
+			c.curErr = err
+		}
+	case "undefined", "pending", "ambiguous":
+		if c.curBad == "" {
+			c.curBad = fmt.Sprintf("step %s: %q", status, st.Text)
+		}
+	}
+}
+
+func (c *collector) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {}
+
+func (c *collector) Passed(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(st, "passed", nil)
+}
+
+func (c *collector) Failed(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(st, "failed", err)
+}
+
+func (c *collector) Skipped(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(st, "skipped", nil)
+}
+
+func (c *collector) Undefined(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(st, "undefined", nil)
+}
+
+func (c *collector) Pending(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(st, "pending", nil)
+}
+
+func (c *collector) Ambiguous(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(st, "ambiguous", err)
+}
+
+func (c *collector) Summary() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.finish()
+}
+
+// finish decides the current scenario's outcome. Strict: an undefined,
+// pending or ambiguous step is the suite's own fault and fails the run as a
+// harness error; only a Departure blames the host.
+func (c *collector) finish() {
+	if c.cur == nil {
+		return
+	}
+	r := c.cur
+	r.Duration = c.now().Sub(c.started)
+	switch {
+	case c.curErr != nil:
+		r.Status, r.Reason, r.Departure = outcome.Classify(c.curErr)
+		if r.Status == outcome.NotRun && errors.Is(c.curErr, godog.ErrSkip) && r.Reason == "" {
+			r.Reason = "skipped"
+		}
+	case c.curBad != "":
+		r.Status, r.Reason = outcome.HarnessError, c.curBad
+	default:
+		if reason, ok := c.notes.SkipReason(c.curPickle); ok {
+			r.Status, r.Reason = outcome.NotRun, reason
+		} else {
+			r.Status = outcome.Passed
+			for _, s := range r.Steps {
+				if s.Status != "passed" {
+					r.Status, r.Reason = outcome.HarnessError, fmt.Sprintf("step %q was %s without a reason", s.Text, s.Status)
+					break
+				}
+			}
+		}
+	}
+	c.results = append(c.results, *r)
+	if c.observer != nil {
+		c.observer.ScenarioFinished(*r)
+	}
+	c.cur = nil
+}

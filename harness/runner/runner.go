@@ -1,0 +1,175 @@
+// Package runner runs the embedded features against a target with godog,
+// always Strict, and returns the outcome model of the run.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/cucumber/godog/formatters"
+
+	"github.com/conform-mcp/conform/features"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/steps"
+	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// Options select what to run and how.
+type Options struct {
+	Target *target.Target
+	// Tags is a godog tag expression ("@T401-1,@T401-2 && ~@needs-clock").
+	Tags string
+	// Sections select scenarios by source section ("7.3", or "7" for all of 7.x).
+	Sections []string
+	// Strict lets SHOULD-level failures decide the exit code.
+	Strict bool
+	// Expected lists scenario IDs that may fail without failing the run.
+	Expected map[string]bool
+	// Observer, if set, hears about scenarios as they run and long waits.
+	Observer Observer
+	// Now is the clock for durations; time.Now when nil.
+	Now func() time.Time
+}
+
+var runs atomic.Int64
+
+// Run executes the selected scenarios in file order, one at a time (the
+// registration-limit probe must come last, so order is part of the contract).
+func Run(ctx context.Context, opts Options) (outcome.Run, error) {
+	sp, err := spec.Load()
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	tags, err := Selection(sp, opts.Tags, opts.Sections)
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	notes := steps.NewNotes()
+	col := &collector{
+		spec: sp, notes: notes, observer: opts.Observer, expected: opts.Expected, now: now,
+		nodes: map[string]node{}, names: map[string]string{},
+	}
+	// godog finds formatters by name in a global registry; a name per run
+	// keeps concurrent runs (tests) apart.
+	name := fmt.Sprintf("conform-collector-%d", runs.Add(1))
+	godog.Format(name, "builds the conform outcome model", func(string, io.Writer) formatters.Formatter { return col })
+
+	suite := steps.NewSuite(opts.Target, notes)
+	if opts.Observer != nil {
+		suite.Announce = opts.Observer.Waiting
+	}
+	run := outcome.Run{Target: opts.Target.Profile.Target, Started: now(), Strict: opts.Strict}
+	status := godog.TestSuite{
+		Name:                "conform",
+		ScenarioInitializer: steps.Initializer(suite),
+		Options: &godog.Options{
+			Format:         name,
+			Strict:         true,
+			FS:             features.FS,
+			Paths:          []string{"."},
+			Tags:           tags,
+			Output:         io.Discard,
+			Concurrency:    1,
+			DefaultContext: ctx,
+		},
+	}.Run()
+	run.Duration = now().Sub(run.Started)
+	run.Results = col.results
+	if status == 2 {
+		return run, fmt.Errorf("the feature runner refused its options (tags %q)", tags)
+	}
+	return run, nil
+}
+
+// Selection combines a tag expression with a selection by source section into
+// one godog tag expression (an AND of OR-groups). A section that no
+// requirement comes from is a usage error.
+func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
+	if len(sections) == 0 {
+		return tags, nil
+	}
+	var ids []string
+	for _, want := range sections {
+		found := false
+		for _, r := range sp.Requirements {
+			if r.Level == spec.Reference {
+				continue
+			}
+			for _, s := range r.Sections() {
+				if s == want || strings.HasPrefix(s, want+".") {
+					ids = append(ids, "@"+r.ID)
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			return "", fmt.Errorf("no requirement comes from source section %q", want)
+		}
+	}
+	sort.Strings(ids)
+	group := strings.Join(ids, ",")
+	if strings.TrimSpace(tags) == "" {
+		return group, nil
+	}
+	return tags + " && " + group, nil
+}
+
+// Listing is a scenario as `conform list` shows it.
+type Listing struct {
+	ID           string
+	Line         int
+	Tags         []string
+	Requirements []string
+	Capabilities []string
+}
+
+// List returns the selected scenarios without running any.
+func List(tags string, sections []string) ([]Listing, error) {
+	sp, err := spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	expr, err := Selection(sp, tags, sections)
+	if err != nil {
+		return nil, err
+	}
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}, Tags: expr}}.RetrieveFeatures()
+	if err != nil {
+		return nil, fmt.Errorf("read features: %w", err)
+	}
+	col := &collector{nodes: map[string]node{}, names: map[string]string{}}
+	var out []Listing
+	for _, f := range feats {
+		col.Feature(f.GherkinDocument, f.Uri, nil)
+		for _, p := range f.Pickles {
+			l := Listing{ID: p.Uri + ": " + p.Name}
+			if n := len(p.AstNodeIds); n > 0 {
+				l.Line = col.nodes[p.AstNodeIds[n-1]].line
+			}
+			for _, t := range p.Tags {
+				l.Tags = append(l.Tags, t.Name)
+				id := strings.TrimPrefix(t.Name, "@")
+				if _, ok := sp.Get(id); ok {
+					l.Requirements = append(l.Requirements, id)
+				}
+				if c, ok := strings.CutPrefix(t.Name, "@needs-"); ok {
+					l.Capabilities = append(l.Capabilities, c)
+				}
+			}
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,66 @@
+package steps
+
+import "strings"
+
+// challenge is one auth challenge of a WWW-Authenticate header (RFC 9110
+// section 11.6.1): a scheme and its auth-params.
+type challenge struct {
+	scheme string
+	params map[string]string
+}
+
+// parseChallenges reads a WWW-Authenticate value that may hold several
+// challenges: `Bearer realm="x", resource_metadata="u", Basic realm="y"`.
+// Parameter names are case-insensitive; values may be tokens or quoted strings.
+func parseChallenges(v string) []challenge {
+	var out []challenge
+	s := v
+	for {
+		s = strings.TrimLeft(s, " ,\t")
+		if s == "" {
+			return out
+		}
+		end := strings.IndexAny(s, " ,\t")
+		if end < 0 {
+			end = len(s)
+		}
+		cur := challenge{scheme: s[:end], params: map[string]string{}}
+		s = s[end:]
+		for {
+			rest := strings.TrimLeft(s, " ,\t")
+			eq := strings.IndexByte(rest, '=')
+			sp := strings.IndexAny(rest, " ,\t")
+			// A token followed by something other than '=' starts the next challenge.
+			if eq < 0 || (sp >= 0 && sp < eq) {
+				break
+			}
+			name := strings.ToLower(strings.TrimSpace(rest[:eq]))
+			rest = strings.TrimLeft(rest[eq+1:], " \t")
+			var val string
+			if strings.HasPrefix(rest, `"`) {
+				var b strings.Builder
+				i := 1
+				for ; i < len(rest) && rest[i] != '"'; i++ {
+					if rest[i] == '\\' && i+1 < len(rest) {
+						i++
+					}
+					b.WriteByte(rest[i])
+				}
+				val = b.String()
+				if i < len(rest) {
+					i++
+				}
+				rest = rest[i:]
+			} else {
+				e := strings.IndexAny(rest, " ,\t")
+				if e < 0 {
+					e = len(rest)
+				}
+				val, rest = rest[:e], rest[e:]
+			}
+			cur.params[name] = val
+			s = rest
+		}
+		out = append(out, cur)
+	}
+}

@@ -1,0 +1,593 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
+)
+
+// registerMCP binds the steps that call {base}/mcp and judge its replies.
+func (st *State) registerMCP(sc *godog.ScenarioContext) {
+	// Who calls (source 5.1: credentials travel in the Authorization header).
+	sc.Step(`^an anonymous caller$`, st.anonymous)
+	sc.Step(`^a caller with the target's credential$`, st.withCredential)
+	sc.Step(`^a caller with a credential issued by the peer$`, st.withPeerCredential)
+	sc.Step(`^a caller presenting the Authorization header "([^"]*)"$`, st.withHeader)
+
+	// What it sends.
+	sc.Step(`^the caller sends "([^"]*)"$`, st.sendMethod)
+	sc.Step(`^the caller calls (\S+) on (\S+)$`, st.callOn)
+	sc.Step(`^the caller attempts the operation (\S+) on (\S+)$`, st.attemptOperation)
+	sc.Step(`^the caller calls the tool "([^"]*)" with arguments:$`, st.callWithArguments)
+	sc.Step(`^the caller calls a tool name that tools/list does not show$`, st.callUnlisted)
+	sc.Step(`^the caller posts to /mcp with Content-Type "([^"]*)":$`, st.postRaw)
+
+	// Preconditions that make a negative check fail for the right reason.
+	sc.Step(`^an anonymous tools/list answers 200 with a JSON-RPC result$`, st.toolsListAnswers)
+
+	// What comes back.
+	sc.Step(`^the HTTP status is (\d+)$`, st.statusIs)
+	sc.Step(`^the HTTP status is a 4xx$`, st.statusIs4xx)
+	sc.Step(`^the reply carries a JSON-RPC result$`, st.hasResult)
+	sc.Step(`^the reply carries no JSON-RPC result$`, st.hasNoResult)
+	sc.Step(`^the "([^"]*)" header is a Bearer challenge whose resource_metadata is "([^"]*)"$`, st.bearerChallenge)
+	sc.Step(`^the "([^"]*)" header begins with "([^"]*)"$`, st.headerBegins)
+	sc.Step(`^the body is a JSON object whose "([^"]*)" is "([^"]*)"$`, st.bodyField)
+	sc.Step(`^the reply is remembered as "([^"]*)"$`, st.remember)
+	sc.Step(`^the reply is the same as "([^"]*)" in status, challenge and body$`, st.sameAs)
+	sc.Step(`^the tool result is an error$`, func() error { return st.toolError(true) })
+	sc.Step(`^the tool result is not an error$`, func() error { return st.toolError(false) })
+	sc.Step(`^the tool result text is "(.*)"$`, st.toolTextIs)
+	sc.Step(`^the tool result text gives an error code, then the path (\S+), then an explanation$`, st.toolTextShape)
+	sc.Step(`^tools/list names (\S+)$`, func(name string) error { return st.listNames(name, true) })
+	sc.Step(`^tools/list does not name (\S+)$`, func(name string) error { return st.listNames(name, false) })
+	sc.Step(`^tools/list shows the content tools exactly when the host declares collections$`, st.contentTools)
+	sc.Step(`^the capabilities (include|do not include) "([^"]*)"$`, st.capabilities)
+	sc.Step(`^the listing (names|does not name) the last segment of (\S+)$`, st.listingNames)
+}
+
+func (st *State) anonymous() error { st.auth = ""; return nil }
+
+func (st *State) withCredential() error {
+	if st.Target.Credential == "" {
+		return st.skip(st.Target.Lacks("credential"))
+	}
+	st.auth = "Bearer " + st.Target.Credential
+	return nil
+}
+
+func (st *State) withPeerCredential() error {
+	if st.Target.PeerCredential == "" {
+		return st.skip(st.Target.Lacks("peer"))
+	}
+	st.auth = "Bearer " + st.Target.PeerCredential
+	return nil
+}
+
+func (st *State) withHeader(value string) error {
+	v, err := st.expand(value)
+	st.auth = v
+	return err
+}
+
+// defaultParams are the params the harness sends with a bare method: what a
+// well-behaved MCP client would send.
+func defaultParams(method string) any {
+	switch method {
+	case "initialize":
+		return map[string]any{
+			"protocolVersion": "2025-06-18",
+			"capabilities":    map[string]any{},
+			"clientInfo":      map[string]any{"name": "conform", "version": "1"},
+		}
+	case "tools/call":
+		return nil
+	}
+	return map[string]any{}
+}
+
+func (st *State) sendMethod(ctx context.Context, method string) error {
+	r, err := st.MCP.Call(ctx, st.auth, method, defaultParams(method))
+	return st.took(r, err)
+}
+
+// took records a reply; a transport failure is the host's (it did not answer).
+func (st *State) took(r *mcpclient.Reply, err error) error {
+	if err != nil {
+		if r != nil && len(r.Exchanges) > 0 {
+			return st.depart("an HTTP response", "a response", err.Error(), r.Exchanges...)
+		}
+		return st.depart("an HTTP response", "a response from "+st.Target.Profile.Target, err.Error())
+	}
+	st.reply = r
+	return nil
+}
+
+// toolArguments builds the arguments of a path tool: {"path": p}, and a
+// content for the write tool (PRODUCT.md section 4: the profile's argument shape).
+func (st *State) toolArguments(tool, path string) map[string]any {
+	args := map[string]any{"path": path}
+	if tool == st.Target.Profile.Tools.Write {
+		args["content"] = "written by the conformance suite\n"
+	}
+	return args
+}
+
+func (st *State) callOn(ctx context.Context, tool, path string) error {
+	tool, err := st.expand(tool)
+	if err != nil {
+		return err
+	}
+	if path, err = st.expand(path); err != nil {
+		return err
+	}
+	return st.callTool(ctx, tool, st.toolArguments(tool, path))
+}
+
+func (st *State) callTool(ctx context.Context, tool string, args any) error {
+	r, err := st.MCP.Call(ctx, st.auth, "tools/call", map[string]any{"name": tool, "arguments": args})
+	return st.took(r, err)
+}
+
+// toolFor maps an operation named by the source (list, stat, read, write) to
+// the host's tool for it.
+func (st *State) toolFor(operation string) (string, error) {
+	t := st.Target.Profile.Tools
+	switch operation {
+	case "list":
+		return t.List, nil
+	case "stat":
+		return t.Stat, nil
+	case "read":
+		return t.Read, nil
+	case "write":
+		return t.Write, nil
+	}
+	return "", fmt.Errorf("no tool for operation %q: the profile names tools for list, stat, read and write", operation)
+}
+
+func (st *State) attemptOperation(ctx context.Context, operation, path string) error {
+	operation, err := st.expand(operation)
+	if err != nil {
+		return err
+	}
+	tool, err := st.toolFor(operation)
+	if err != nil {
+		return err
+	}
+	return st.callOn(ctx, tool, path)
+}
+
+func (st *State) callWithArguments(ctx context.Context, tool string, doc *godog.DocString) error {
+	text, err := st.expand(doc.Content)
+	if err != nil {
+		return err
+	}
+	var args any
+	if err := json.Unmarshal([]byte(text), &args); err != nil {
+		return fmt.Errorf("arguments in the feature are not JSON: %w", err)
+	}
+	return st.callTool(ctx, tool, args)
+}
+
+// unlistedTool is a name no host is expected to offer; the step checks that.
+const unlistedTool = "conform_unlisted_tool_0"
+
+func (st *State) callUnlisted(ctx context.Context) error {
+	names, err := st.anonymousToolNames(ctx)
+	if err != nil {
+		return err
+	}
+	name := unlistedTool
+	for i := 1; slices.Contains(names, name); i++ {
+		name = fmt.Sprintf("conform_unlisted_tool_%d", i)
+	}
+	st.vars["unlisted_tool"] = name
+	return st.callTool(ctx, name, map[string]any{"path": st.Target.Profile.Paths.Open})
+}
+
+// anonymousToolNames asks tools/list anonymously, which source 5.3 allows.
+func (st *State) anonymousToolNames(ctx context.Context) ([]string, error) {
+	r, err := st.MCP.Call(ctx, "", "tools/list", map[string]any{})
+	if err != nil {
+		return nil, st.took(r, err)
+	}
+	if r.Status != 200 || r.Message == nil || r.Message.Result == nil {
+		return nil, st.depart("anonymous tools/list (a precondition of this check)", "HTTP 200 with a JSON-RPC result", describe(r), r.Exchanges...)
+	}
+	names, err := r.ToolNames()
+	if err != nil {
+		return nil, st.depart("anonymous tools/list result", "a list of tools", err.Error(), r.Last())
+	}
+	return names, nil
+}
+
+func (st *State) toolsListAnswers(ctx context.Context) error {
+	_, err := st.anonymousToolNames(ctx)
+	return err
+}
+
+func (st *State) postRaw(ctx context.Context, contentType string, doc *godog.DocString) error {
+	body, err := st.expand(doc.Content)
+	if err != nil {
+		return err
+	}
+	r, err := st.MCP.Send(ctx, st.auth, contentType, []byte(body))
+	return st.took(r, err)
+}
+
+// describe says in a few words what a reply was, for "actual".
+func describe(r *mcpclient.Reply) string {
+	if r == nil {
+		return "no reply"
+	}
+	s := fmt.Sprintf("HTTP %d", r.Status)
+	switch {
+	case r.Message != nil && r.Message.Error != nil:
+		s += fmt.Sprintf(" with JSON-RPC error %d %q", r.Message.Error.Code, r.Message.Error.Message)
+	case r.Message != nil && r.Message.Result != nil:
+		s += " with a JSON-RPC result"
+	case len(r.Body) > 0:
+		s += fmt.Sprintf(" with body %s", abbreviate(string(r.Body)))
+	}
+	return s
+}
+
+func abbreviate(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		return fmt.Sprintf("%q…", s[:200])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func (st *State) needReply() error {
+	if st.reply == nil {
+		return fmt.Errorf("no MCP reply yet: the scenario must send something before judging a reply")
+	}
+	return nil
+}
+
+func (st *State) statusIs(want int) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Status != want {
+		return st.depart("HTTP status", want, describe(st.reply), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) statusIs4xx() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Status < 400 || st.reply.Status > 499 {
+		return st.depart("HTTP status", "a 4xx status", describe(st.reply), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) hasResult() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Message == nil || st.reply.Message.Result == nil {
+		return st.depart("JSON-RPC result", "a JSON-RPC response with a result", describe(st.reply), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) hasNoResult() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Message != nil && st.reply.Message.Result != nil {
+		return st.depart("JSON-RPC result", "no JSON-RPC result (the call never reached a tool)", describe(st.reply), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) bearerChallenge(header, want string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	want, err := st.expand(want)
+	if err != nil {
+		return err
+	}
+	values := st.reply.Header.Values(header)
+	if len(values) == 0 {
+		return st.depart(header+" header", fmt.Sprintf("Bearer resource_metadata=%q", want), "no such header", st.reply.Last())
+	}
+	for _, v := range values {
+		for _, c := range parseChallenges(v) {
+			if strings.EqualFold(c.scheme, "Bearer") && c.params["resource_metadata"] == want {
+				return nil
+			}
+		}
+	}
+	return st.depart(header+" header", fmt.Sprintf("a Bearer challenge with resource_metadata=%q", want), strings.Join(values, ", "), st.reply.Last())
+}
+
+func (st *State) headerBegins(header, prefix string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	got := st.reply.Header.Get(header)
+	if !strings.HasPrefix(strings.ToLower(got), strings.ToLower(prefix)) {
+		return st.depart(header+" header", fmt.Sprintf("beginning with %q", prefix), fmt.Sprintf("%q", got), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) bodyField(field, want string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	var body map[string]any
+	if err := json.Unmarshal(st.reply.Body, &body); err != nil {
+		return st.depart("body", "a JSON object", abbreviate(string(st.reply.Body)), st.reply.Last())
+	}
+	got, ok := body[field].(string)
+	if !ok || got != want {
+		return st.depart(fmt.Sprintf("body member %q", field), fmt.Sprintf("%q", want), fmt.Sprintf("%v", body[field]), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) remember(name string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	st.remembered[name] = st.reply
+	return nil
+}
+
+// sameAs compares two replies as the source 7.2 says a 401 is the same for
+// every cause: status, challenge and body.
+func (st *State) sameAs(name string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	other, ok := st.remembered[name]
+	if !ok {
+		return fmt.Errorf("no reply remembered as %q", name)
+	}
+	a, b := other, st.reply
+	switch {
+	case a.Status != b.Status:
+		return st.depart("status compared with "+name, a.Status, b.Status, a.Last(), b.Last())
+	case a.Header.Get("WWW-Authenticate") != b.Header.Get("WWW-Authenticate"):
+		return st.depart("challenge compared with "+name, fmt.Sprintf("%q", a.Header.Get("WWW-Authenticate")), fmt.Sprintf("%q", b.Header.Get("WWW-Authenticate")), a.Last(), b.Last())
+	case !bytes.Equal(bytes.TrimSpace(a.Body), bytes.TrimSpace(b.Body)):
+		return st.depart("body compared with "+name, abbreviate(string(a.Body)), abbreviate(string(b.Body)), a.Last(), b.Last())
+	}
+	return nil
+}
+
+// toolResult decodes the last reply as a tools/call result. Source 7.1: a 200
+// is not success; the result is judged by result.isError.
+func (st *State) toolResult() (*mcpclient.ToolResult, error) {
+	if err := st.needReply(); err != nil {
+		return nil, err
+	}
+	if st.reply.Status != 200 {
+		return nil, st.depart("tools/call reply", "HTTP 200 with a tool result", describe(st.reply), st.reply.Last())
+	}
+	tr, err := st.reply.ToolResult()
+	if err != nil {
+		return nil, st.depart("tools/call result", "a tool result with isError", fmt.Sprintf("%s (%v)", describe(st.reply), err), st.reply.Last())
+	}
+	return tr, nil
+}
+
+func (st *State) toolError(want bool) error {
+	tr, err := st.toolResult()
+	if err != nil {
+		return err
+	}
+	if tr.IsError != want {
+		return st.depart("result.isError", want, fmt.Sprintf("%v with text %s", tr.IsError, abbreviate(tr.Text)), st.reply.Last())
+	}
+	return nil
+}
+
+func (st *State) toolTextIs(want string) error {
+	want, err := st.expand(want)
+	if err != nil {
+		return err
+	}
+	tr, err := st.toolResult()
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(tr.Text) != want {
+		return st.depart("result text", fmt.Sprintf("%q", want), fmt.Sprintf("%q", tr.Text), st.reply.Last())
+	}
+	return nil
+}
+
+// toolTextShape checks source section 2: when isError is true, the result
+// text is an error code, then the path, then an explanation.
+func (st *State) toolTextShape(path string) error {
+	path, err := st.expand(path)
+	if err != nil {
+		return err
+	}
+	tr, err := st.toolResult()
+	if err != nil {
+		return err
+	}
+	text := strings.TrimSpace(tr.Text)
+	code, rest, ok := strings.Cut(text, ":")
+	at := strings.Index(rest, path)
+	switch {
+	case !ok || !isErrorCode(code):
+		return st.depart("result text", "an error code first (e.g. AFS_FORBIDDEN:)", fmt.Sprintf("%q", text), st.reply.Last())
+	case at < 0:
+		return st.depart("result text", fmt.Sprintf("the path %s after the error code", path), fmt.Sprintf("%q", text), st.reply.Last())
+	case strings.TrimSpace(strings.Trim(rest[at+len(path):], ":")) == "" && !strings.Contains(rest[:at], " "):
+		return st.depart("result text", "an explanation besides the code and the path", fmt.Sprintf("%q", text), st.reply.Last())
+	}
+	return nil
+}
+
+func isErrorCode(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (st *State) listNames(name string, want bool) error {
+	name, err := st.expand(name)
+	if err != nil {
+		return err
+	}
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	names, err := st.reply.ToolNames()
+	if err != nil {
+		return st.depart("tools/list result", "a list of tools", err.Error(), st.reply.Last())
+	}
+	if slices.Contains(names, name) != want {
+		expect := "a tool named " + name
+		if !want {
+			expect = "no tool named " + name
+		}
+		return st.depart("tools/list", expect, strings.Join(names, ", "), st.reply.Last())
+	}
+	return nil
+}
+
+// contentTools checks source section 1 both ways, as the profile declares.
+func (st *State) contentTools() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	names, err := st.reply.ToolNames()
+	if err != nil {
+		return st.depart("tools/list result", "a list of tools", err.Error(), st.reply.Last())
+	}
+	declared := st.Target.Profile.ContentCollections
+	for _, c := range st.Target.Profile.Tools.Content {
+		if slices.Contains(names, c) != declared {
+			want := fmt.Sprintf("no content tool %s (the profile says no collections are declared)", c)
+			if declared {
+				want = fmt.Sprintf("the content tool %s (the profile says collections are declared)", c)
+			}
+			return st.depart("content tools in tools/list", want, strings.Join(names, ", "), st.reply.Last())
+		}
+	}
+	return nil
+}
+
+func (st *State) capabilities(mode, operation string) error {
+	operation, err := st.expand(operation)
+	if err != nil {
+		return err
+	}
+	tr, err := st.toolResult()
+	if err != nil {
+		return err
+	}
+	if tr.IsError {
+		return st.depart("stat result", "metadata with capabilities", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
+	}
+	caps, ok := findCapabilities(tr)
+	if !ok {
+		return st.depart("stat result", "a capabilities list (source section 1)", abbreviate(tr.Text), st.reply.Last())
+	}
+	if slices.Contains(caps, operation) != (mode == "include") {
+		return st.depart("capabilities", fmt.Sprintf("%s %q", mode, operation), fmt.Sprintf("[%s]", strings.Join(caps, ", ")), st.reply.Last())
+	}
+	return nil
+}
+
+// findCapabilities looks for a "capabilities" list of strings anywhere in the
+// structured result, or in the text parsed as JSON: the source does not show
+// afs_stat's output shape, only that it includes such a list.
+func findCapabilities(tr *mcpclient.ToolResult) ([]string, bool) {
+	for _, raw := range []json.RawMessage{tr.Structured, json.RawMessage(tr.Text)} {
+		var v any
+		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		if caps, ok := searchCapabilities(v); ok {
+			return caps, true
+		}
+	}
+	return nil, false
+}
+
+func searchCapabilities(v any) ([]string, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		if list, ok := t["capabilities"].([]any); ok {
+			caps := make([]string, 0, len(list))
+			for _, c := range list {
+				if s, ok := c.(string); ok {
+					caps = append(caps, s)
+				}
+			}
+			return caps, true
+		}
+		for _, k := range sortedKeys(t) {
+			if caps, ok := searchCapabilities(t[k]); ok {
+				return caps, true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if caps, ok := searchCapabilities(e); ok {
+				return caps, true
+			}
+		}
+	}
+	return nil, false
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// listingNames looks for a child's name in an afs_list result. The source
+// does not show the listing's shape, so any mention of the name counts.
+func (st *State) listingNames(mode, path string) error {
+	path, err := st.expand(path)
+	if err != nil {
+		return err
+	}
+	tr, err := st.toolResult()
+	if err != nil {
+		return err
+	}
+	if tr.IsError {
+		return st.depart("listing", "a listing", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
+	}
+	name := path[strings.LastIndex(path, "/")+1:]
+	found := strings.Contains(tr.Text, name) || bytes.Contains(tr.Structured, []byte(name))
+	if found != (mode == "names") {
+		return st.depart("listing", fmt.Sprintf("%s %q", mode, name), abbreviate(tr.Text), st.reply.Last())
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+// Package steps is the suite's step vocabulary: a few general steps that
+// features compose into scenarios. Each scenario gets a fresh State; steps
+// blame the host only through outcome.Departure, and say a scenario cannot run
+// through Skip.
+package steps
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// Notes carries what steps learn about a scenario to the run's collector:
+// why it was not run, and the exchanges worth showing.
+type Notes struct {
+	mu      sync.Mutex
+	skipped map[string]string
+}
+
+// NewNotes returns empty notes for one run.
+func NewNotes() *Notes { return &Notes{skipped: map[string]string{}} }
+
+// SkipReason returns why the scenario with the given pickle ID was not run.
+func (n *Notes) SkipReason(pickleID string) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	r, ok := n.skipped[pickleID]
+	return r, ok
+}
+
+func (n *Notes) skip(pickleID, reason string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.skipped[pickleID] = reason
+}
+
+// Suite is what every scenario of a run shares.
+type Suite struct {
+	Target *target.Target
+	Notes  *Notes
+	// Announce tells a person about a long wait; may be nil.
+	Announce func(what string, d time.Duration)
+	MCP      *mcpclient.Client
+	OAuth    *oauthclient.Client
+}
+
+// NewSuite prepares the shared clients for a target.
+func NewSuite(t *target.Target, notes *Notes) *Suite {
+	p := t.Profile
+	return &Suite{
+		Target: t,
+		Notes:  notes,
+		MCP:    mcpclient.New(t.URL("/mcp"), t.HTTP),
+		OAuth: oauthclient.New(p.Target, oauthclient.Endpoints{
+			Register:            p.OAuth.Register,
+			Token:               p.OAuth.Token,
+			DeviceAuthorization: p.OAuth.DeviceAuthorization,
+		}, t.HTTP),
+	}
+}
+
+// State is one scenario's state, created fresh for every scenario.
+type State struct {
+	*Suite
+	pickleID string
+	// auth is the Authorization header value of the current caller ("" when anonymous).
+	auth string
+	// reply is the last MCP reply; oauth the last OAuth reply.
+	reply *mcpclient.Reply
+	oauth *oauthclient.Reply
+	// remembered replies by name, for "identical to" comparisons.
+	remembered map[string]*mcpclient.Reply
+	// vars are values learned during the scenario ({client_id}, {device_code}, ...).
+	vars map[string]string
+}
+
+// Initializer returns godog's scenario initializer for a suite: a fresh State
+// per scenario, the capability check, and every step of the vocabulary.
+func Initializer(s *Suite) func(*godog.ScenarioContext) {
+	return func(sc *godog.ScenarioContext) {
+		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}}
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			st.pickleID = p.Id
+			for _, tag := range p.Tags {
+				capability, ok := strings.CutPrefix(tag.Name, "@needs-")
+				if !ok {
+					continue
+				}
+				if reason := s.Target.Lacks(capability); reason != "" {
+					return ctx, st.skip(reason)
+				}
+			}
+			return ctx, nil
+		})
+		st.registerMCP(sc)
+		st.registerTime(sc)
+	}
+}
+
+// skip records why the scenario cannot run and stops it without failing.
+func (st *State) skip(reason string) error {
+	st.Notes.skip(st.pickleID, reason)
+	return fmt.Errorf("%w: %w", godog.ErrSkip, &outcome.Skip{Reason: reason})
+}
+
+var placeholder = regexp.MustCompile(`\{([a-z_]+(?:\.[a-z_]+)*)\}`)
+
+// expand replaces {placeholders} in feature text with the profile's values
+// ({base}, {paths.closed}, {tools.write}, {paths.unsupported.operation}, ...)
+// and values learned in the scenario ({client_id}). An unknown placeholder is
+// a harness error, never silently left in.
+func (st *State) expand(text string) (string, error) {
+	var missing []string
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		key := m[1 : len(m)-1]
+		if v, ok := st.lookup(key); ok {
+			return v
+		}
+		missing = append(missing, m)
+		return m
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("unknown placeholder %s in %q", strings.Join(missing, ", "), text)
+	}
+	return out, nil
+}
+
+func (st *State) lookup(key string) (string, bool) {
+	p := st.Target.Profile
+	switch key {
+	case "base":
+		return p.Target, true
+	case "paths.open":
+		return p.Paths.Open, true
+	case "paths.open_dir":
+		return p.Paths.OpenDir, true
+	case "paths.closed":
+		return p.Paths.Closed, true
+	case "paths.closed_dir":
+		return p.Paths.ClosedDir, true
+	case "paths.missing":
+		return p.Paths.Missing, true
+	case "paths.writable":
+		return p.Paths.Writable, true
+	case "paths.unsupported.path":
+		return p.Paths.Unsupported.Path, true
+	case "paths.unsupported.operation":
+		return p.Paths.Unsupported.Operation, true
+	case "tools.list":
+		return p.Tools.List, true
+	case "tools.stat":
+		return p.Tools.Stat, true
+	case "tools.read":
+		return p.Tools.Read, true
+	case "tools.write":
+		return p.Tools.Write, true
+	}
+	v, ok := st.vars[key]
+	return v, ok
+}
+
+// secrets are the credentials this scenario may show; masked in every message.
+func (st *State) secrets() []string {
+	return []string{st.Target.Credential, st.Target.PeerCredential, strings.TrimPrefix(st.auth, "Bearer ")}
+}
+
+// depart builds a departure from the last exchanges, with the scenario's secrets masked.
+func (st *State) depart(check string, expected, actual any, exchanges ...wire.Exchange) error {
+	d := outcome.Departf(check, expected, actual, exchanges...)
+	d.Expected = wire.MaskSecret(d.Expected, st.secrets()...)
+	d.Actual = wire.MaskSecret(d.Actual, st.secrets()...)
+	return d
+}

@@ -1,0 +1,140 @@
+// Package target is what a run drives: a profile plus what the harness can do
+// to that host beyond plain HTTP (control its clock, approve a sign-in), and
+// the capabilities scenarios may need.
+package target
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/profile"
+)
+
+// Clock is a host clock the harness controls (only an in-process host has one).
+type Clock interface {
+	Advance(d time.Duration)
+}
+
+// Approver approves a pending device authorization by its user code, standing
+// in for the person at the verification URI.
+type Approver func(ctx context.Context, userCode string) error
+
+// Target is one host under test and the means to drive it.
+type Target struct {
+	Profile profile.Profile
+	// Credential and PeerCredential are whole bearer tokens, or "".
+	Credential     string
+	PeerCredential string
+	// Clock is nil unless the harness controls the host's clock.
+	Clock Clock
+	// Approve is nil unless a sign-in can be approved without a person.
+	Approve Approver
+	// HTTP is the client every request goes through.
+	HTTP *http.Client
+	// InProcess is true for the embedded reference host.
+	InProcess bool
+}
+
+// FromProfile builds the target for an external host: credentials from the
+// environment variables the profile names, approval through the profile's
+// command, and no clock control.
+func FromProfile(p profile.Profile) *Target {
+	t := &Target{
+		Profile:        p,
+		Credential:     p.Credential(),
+		PeerCredential: p.PeerCredential(),
+		HTTP:           &http.Client{Timeout: 30 * time.Second},
+	}
+	if cmd := p.OAuth.DeviceApprovalCommand; cmd != "" {
+		t.Approve = commandApprover(cmd)
+	}
+	return t
+}
+
+// commandApprover runs the profile's approval command with {user_code}
+// replaced. The code is passed as an argument of sh, never spliced into
+// the script, so a hostile user code cannot run commands.
+func commandApprover(command string) Approver {
+	script := strings.ReplaceAll(command, "{user_code}", `"$1"`)
+	return func(ctx context.Context, userCode string) error {
+		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-approve", userCode).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("device_approval_command: %w: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
+}
+
+// Capability names, used as scenario tags "@needs-<capability>".
+const (
+	NeedsCredential = "credential"
+	NeedsPeer       = "peer"
+	NeedsClock      = "clock"
+	NeedsTime       = "time"
+	NeedsApproval   = "approval"
+)
+
+// Lacks returns why the target cannot meet a capability, naming the missing
+// profile key, or "" when it can. An unknown capability is reported as such.
+func (t *Target) Lacks(capability string) string {
+	p := t.Profile
+	switch capability {
+	case NeedsCredential:
+		if t.Credential == "" {
+			return fmt.Sprintf("needs a credential: set credential_env (now %q) to a variable holding one this host issued, or run conform login", p.CredentialEnv)
+		}
+	case NeedsPeer:
+		switch {
+		case p.Peer == nil && t.PeerCredential == "":
+			return "needs a second instance of the host: set peer.target and peer.credential_env"
+		case t.PeerCredential == "":
+			return fmt.Sprintf("needs a credential issued by the peer: set peer.credential_env (now %q)", p.Peer.CredentialEnv)
+		}
+	case NeedsClock:
+		if t.Clock == nil {
+			return "needs control of the host's clock (only the in-process reference host offers it); waiting in real time would take days"
+		}
+	case NeedsTime:
+		if t.Clock == nil && !p.Slow {
+			return "waits in real time: set slow: true in the profile to allow it"
+		}
+	case NeedsApproval:
+		if t.Approve == nil {
+			return "needs a device sign-in approved without a person: set oauth.device_approval_command"
+		}
+	default:
+		return fmt.Sprintf("unknown capability %q (a harness bug)", capability)
+	}
+	return ""
+}
+
+// Wait lets d pass on the host's clock: advanced at once when the harness
+// controls it, otherwise in real time (only when the profile allows slow
+// scenarios). It reports how long it will take through announce.
+func (t *Target) Wait(ctx context.Context, d time.Duration, announce func(string, time.Duration)) error {
+	if t.Clock != nil {
+		t.Clock.Advance(d)
+		return nil
+	}
+	if !t.Profile.Slow {
+		return fmt.Errorf("real-time wait of %s without slow: true", d)
+	}
+	if announce != nil {
+		announce("waiting in real time on the host's clock", d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// URL joins the target's base URL and a path.
+func (t *Target) URL(path string) string { return t.Profile.Target + path }
