@@ -1,0 +1,59 @@
+package oauth
+
+import (
+	"github.com/conform-mcp/conform/impl/store"
+)
+
+// refreshGrant exchanges a refresh token for a new credential (RFC 6749
+// section 6). The refresh token rotates: the one presented and the
+// credential issued with it are revoked in the same transaction that stores
+// their successors, so a leaked refresh token is good for one use at most.
+func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
+	invalid := badRequest(errInvalidGrant, "Invalid or revoked refresh_token")
+	token := req.form.Get("refresh_token")
+	if token == "" {
+		return nil, badRequest(errInvalidRequest, "Missing refresh_token")
+	}
+	if !s.authentic(kindRefresh, token) {
+		return nil, invalid
+	}
+	digest := store.DigestOf(token)
+	var resp *tokenResponse
+	var oerr *oauthError
+	err := s.store.Update(func(tx *store.Tx) error {
+		rt, ok, err := tx.RefreshToken(digest)
+		if err != nil {
+			return err
+		}
+		if !ok || (req.clientID != "" && req.clientID != rt.ClientID) {
+			oerr = invalid
+			return nil
+		}
+		client, ok, err := lookupClient(tx, rt.ClientID, req.now)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			oerr = invalid
+			return nil
+		}
+		if !allowsGrant(client, grantRefreshToken) {
+			oerr = badRequest(errUnauthorizedClient, "The client did not register for the refresh_token grant")
+			return nil
+		}
+		if err := tx.DeleteRefreshToken(digest); err != nil {
+			return err
+		}
+		if err := tx.DeleteCredential(rt.Access); err != nil {
+			return err
+		}
+		resp, err = s.issue(tx, client, rt.Role, rt.GrantID, req.now,
+			grantOutput{ttl: authCodeAccessLifetime, withRefresh: true})
+		return err
+	})
+	if err != nil {
+		s.log.Error("refresh grant", "err", err)
+		return nil, serverError()
+	}
+	return resp, oerr
+}

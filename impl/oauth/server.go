@@ -1,0 +1,105 @@
+// Package oauth is the authorization side of the reference host: client
+// registration (RFC 7591), the device authorization grant (RFC 8628), the
+// authorization code grant with PKCE (RFC 6749 section 4.1, RFC 7636),
+// refresh tokens (RFC 6749 section 6), the consent pages, and the metadata
+// documents (RFC 8414, RFC 9728). Error texts and time rules follow the
+// source document (sections 2, 3, 4, 5, 7.3 and 8); what it does not show
+// follows PRODUCT.md section 6.
+//
+// All state lives in the store and all time comes from the injected clock,
+// so a restart loses nothing and a test can step across every window exactly.
+package oauth
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/clock"
+	"github.com/conform-mcp/conform/impl/store"
+)
+
+// Clock is the time source the server reads.
+type Clock interface{ Now() time.Time }
+
+// Options configures a Server.
+type Options struct {
+	// Store holds every registration, code and credential. Required.
+	Store *store.Store
+	// Clock is the time source; nil means the wall clock.
+	Clock Clock
+	// BaseURL decides the {base_url} advertised in metadata and the
+	// verification URI.
+	BaseURL baseurl.Resolver
+	// RegistrationBurst is how many registrations one source address may make
+	// at once; 0 means 20.
+	RegistrationBurst int
+	// RegistrationEvery is how often one more registration is allowed once
+	// the burst is spent; 0 means every 3 minutes.
+	RegistrationEvery time.Duration
+	// Logger receives one line per registration, issued credential and
+	// internal failure; nil discards them.
+	Logger *slog.Logger
+}
+
+// Server answers the OAuth routes and verifies the credentials it issued.
+type Server struct {
+	store   *store.Store
+	clock   Clock
+	base    baseurl.Resolver
+	secret  []byte
+	limiter *registrationLimiter
+	log     *slog.Logger
+
+	sweepMu   sync.Mutex
+	nextSweep time.Time
+}
+
+// New returns a Server over the given store. It sweeps expired records once
+// before returning.
+func New(o Options) (*Server, error) {
+	if o.Store == nil {
+		return nil, errors.New("oauth: Options.Store is required")
+	}
+	if o.Clock == nil {
+		o.Clock = clock.System{}
+	}
+	if o.RegistrationBurst <= 0 {
+		o.RegistrationBurst = 20
+	}
+	if o.RegistrationEvery <= 0 {
+		o.RegistrationEvery = 3 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		store:   o.Store,
+		clock:   o.Clock,
+		base:    o.BaseURL,
+		secret:  o.Store.Identity().Secret,
+		limiter: newRegistrationLimiter(o.RegistrationBurst, o.RegistrationEvery),
+		log:     o.Logger,
+	}
+	s.maybeSweep(s.clock.Now())
+	return s, nil
+}
+
+// Register mounts every OAuth route and metadata document on mux.
+func (s *Server) Register(mux *http.ServeMux) {
+	mux.HandleFunc("POST /oauth/register", s.handleRegister)
+	mux.HandleFunc("POST /oauth/device_authorization", s.handleDeviceAuthorization)
+	mux.HandleFunc("GET /oauth/device", s.handleDevicePage)
+	mux.HandleFunc("POST /oauth/device", s.handleDeviceDecision)
+	mux.HandleFunc("GET /oauth/authorize", s.handleAuthorizePage)
+	mux.HandleFunc("POST /oauth/authorize", s.handleAuthorizeDecision)
+	mux.HandleFunc("POST /oauth/token", s.handleToken)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.handleProtectedResource)
+	// RFC 9728 section 3.1 inserts the resource's path after the well-known
+	// name; clients that follow it for {base}/mcp ask here.
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.handleProtectedResource)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.handleAuthorizationServer)
+}
