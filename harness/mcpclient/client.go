@@ -1,0 +1,337 @@
+// Package mcpclient is the harness's MCP client: JSON-RPC over the MCP
+// streamable HTTP transport, spoken with plain net/http so that every status
+// code, header and body the host sends reaches a scenario unchanged
+// (PRODUCT.md section 7). It does only what the transport obliges a client to
+// do (the initialize handshake, carrying the session, starting over when a
+// session has ended) and judges nothing itself.
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// ProtocolVersion is the MCP revision the harness speaks and offers in initialize.
+const ProtocolVersion = "2025-06-18"
+
+// Header names of the MCP streamable HTTP transport (MCP 2025-06-18,
+// Transports, "Session Management" and "Protocol Version Header").
+const (
+	SessionHeader = "Mcp-Session-Id"
+	VersionHeader = "MCP-Protocol-Version"
+)
+
+const (
+	jsonType = "application/json"
+	// acceptBoth is required on every POST: the server may answer with a
+	// single JSON object or open an SSE stream (Transports, "Sending Messages
+	// to the Server").
+	acceptBoth = "application/json, text/event-stream"
+	// maxBody bounds what is read of one response, so a host that streams
+	// without end cannot exhaust the harness.
+	maxBody = 8 << 20
+)
+
+const modulePath = "github.com/conform-mcp/conform"
+
+// clientInfo names the harness in initialize, with the module's version when
+// the binary knows it.
+var clientInfo = func() map[string]string {
+	version := "devel"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == modulePath && info.Main.Version != "" {
+		version = info.Main.Version
+	}
+	return map[string]string{"name": "conform", "version": version}
+}()
+
+// Client talks to one MCP endpoint. It keeps one session per distinct
+// Authorization value, because a session belongs to the caller that opened it.
+// It is safe for concurrent use.
+type Client struct {
+	endpoint string
+	hc       *http.Client
+	nextID   atomic.Int64
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// session is what the transport asks a client to remember between requests.
+type session struct {
+	mu       sync.Mutex
+	opened   bool   // initialize was answered with a result
+	notified bool   // notifications/initialized was sent after that
+	id       string // Mcp-Session-Id; "" when the host is stateless
+	version  string // protocol version the host chose in initialize
+}
+
+// state is what one request carries of its session.
+type state struct {
+	id      string
+	version string
+}
+
+// New returns a client for the MCP endpoint (e.g. "http://h:8080/mcp"). A nil
+// hc means http.DefaultClient; timeouts come from hc and from each call's ctx.
+func New(endpoint string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{endpoint: endpoint, hc: hc, sessions: map[string]*session{}}
+}
+
+// Call sends one JSON-RPC request (auth is the whole Authorization header
+// value, "" for none; params may be nil). It returns an error only when no
+// HTTP response could be had (transport failure, context) or the harness
+// itself failed; any HTTP status is a Reply.
+//
+// Before the first call other than initialize for an auth value, Call opens a
+// session (initialize, then notifications/initialized). It sends the call even
+// when that handshake was refused: the reply is always the call's own, and the
+// handshake's exchanges come first in Reply.Exchanges.
+func (c *Client) Call(ctx context.Context, auth, method string, params any) (*Reply, error) {
+	if method == "initialize" {
+		// The caller's own initialize starts a new session: it carries no
+		// session id, and what the host answers becomes the session.
+		body, want, err := c.request(method, params)()
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.post(ctx, auth, jsonType, body, state{}, want)
+		if err != nil {
+			return nil, err
+		}
+		s := c.session(auth)
+		s.mu.Lock()
+		s.open(r)
+		s.mu.Unlock()
+		return r, nil
+	}
+	return c.exchange(ctx, auth, jsonType, c.request(method, params), true)
+}
+
+// Notify sends a JSON-RPC notification (no id). The host is expected to answer
+// 202 with no body (Transports, "Sending Messages to the Server").
+// Sending notifications/initialized completes a handshake the caller began
+// with its own initialize.
+func (c *Client) Notify(ctx context.Context, auth, method string, params any) (*Reply, error) {
+	build := func() ([]byte, string, error) {
+		body, err := encode(nil, method, params)
+		return body, "", err
+	}
+	if method != "notifications/initialized" {
+		return c.exchange(ctx, auth, jsonType, build, true)
+	}
+	r, err := c.exchange(ctx, auth, jsonType, build, false)
+	if err != nil {
+		return nil, err
+	}
+	s := c.session(auth)
+	s.mu.Lock()
+	s.notified = s.opened
+	s.mu.Unlock()
+	return r, nil
+}
+
+// Send posts a raw body with the given Content-Type ("" sends none), for
+// bad-input checks: malformed JSON, batches, wrong content types, huge bodies.
+// It does the session handshake like Call. Since the client cannot know the
+// body's ids, Reply.Message is the first JSON-RPC response in the reply.
+func (c *Client) Send(ctx context.Context, auth string, contentType string, body []byte) (*Reply, error) {
+	return c.exchange(ctx, auth, contentType, func() ([]byte, string, error) { return body, "", nil }, true)
+}
+
+// request returns a builder of a JSON-RPC request that takes its id when
+// built, so that ids increase in the order requests go out, handshakes and
+// retries included. It also returns the id as JSON text, to match the response.
+func (c *Client) request(method string, params any) func() ([]byte, string, error) {
+	return func() ([]byte, string, error) {
+		id := c.nextID.Add(1)
+		body, err := encode(&id, method, params)
+		return body, strconv.FormatInt(id, 10), err
+	}
+}
+
+// exchange sends one message within the auth value's session: handshake
+// first if needed, then the message, then once more on a fresh session if the
+// host says the session has ended. build makes the message's body and the id
+// its response must carry ("" for any).
+func (c *Client) exchange(ctx context.Context, auth, contentType string, build func() ([]byte, string, error), notify bool) (*Reply, error) {
+	s := c.session(auth)
+	var exs []wire.Exchange
+	for attempt := 0; ; attempt++ {
+		st, hs, err := c.handshake(ctx, auth, s, notify)
+		exs = append(exs, hs...)
+		if err != nil {
+			return nil, err
+		}
+		body, want, err := build()
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.post(ctx, auth, contentType, body, st, want)
+		if err != nil {
+			return nil, err
+		}
+		exs = append(exs, r.Exchanges...)
+		// Transports, "Session Management": a 404 to a request carrying a
+		// session id means the session has ended, and the client MUST start
+		// a new one with an initialize that carries none. Once is enough: a
+		// host that ends every session has answered the call.
+		if st.id == "" || r.Status != http.StatusNotFound || attempt > 0 {
+			r.Exchanges = exs
+			return r, nil
+		}
+		s.expire(st.id)
+	}
+}
+
+// handshake opens the session for auth if it is not open (Lifecycle,
+// "Initialization": initialize, then notifications/initialized when notify),
+// and returns what the next request must carry. A refused or failed handshake
+// is not an error: the host's answer to the caller's own request is what the
+// scenario judges, and the handshake is tried again before the next one.
+// The error is the harness's own failure only.
+func (c *Client) handshake(ctx context.Context, auth string, s *session, notify bool) (state, []wire.Exchange, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var exs []wire.Exchange
+	if !s.opened {
+		body, want, err := c.request("initialize", map[string]any{
+			"protocolVersion": ProtocolVersion,
+			"capabilities":    map[string]any{},
+			"clientInfo":      clientInfo,
+		})()
+		if err != nil {
+			return state{}, exs, err
+		}
+		r, _ := c.post(ctx, auth, jsonType, body, state{}, want)
+		exs = append(exs, r.Exchanges...)
+		s.open(r)
+	}
+	if s.opened && !s.notified && notify {
+		body, err := encode(nil, "notifications/initialized", nil)
+		if err != nil {
+			return state{}, exs, err
+		}
+		r, err := c.post(ctx, auth, jsonType, body, s.state(), "")
+		exs = append(exs, r.Exchanges...)
+		s.notified = err == nil
+	}
+	return s.state(), exs, nil
+}
+
+// session returns the session kept for auth, creating an empty one.
+func (c *Client) session(auth string) *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sessions[auth]
+	if s == nil {
+		s = &session{}
+		c.sessions[auth] = s
+	}
+	return s
+}
+
+// open records the host's answer to an initialize. Only a 2xx answer with a
+// result opens a session; anything else leaves none. The caller holds s.mu.
+func (s *session) open(r *Reply) {
+	s.reset()
+	if r.Status/100 != 2 || r.Message == nil || r.Message.Error != nil || len(r.Message.Result) == 0 {
+		return
+	}
+	var init struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	// An unreadable result leaves the version the client offered.
+	_ = json.Unmarshal(r.Message.Result, &init)
+	s.opened = true
+	s.id = r.Header.Get(SessionHeader)
+	s.version = init.ProtocolVersion
+}
+
+// expire forgets the session if it is still the one with id (another call may
+// already have opened a new one).
+func (s *session) expire(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opened && s.id == id {
+		s.reset()
+	}
+}
+
+// reset forgets the session. The caller holds s.mu.
+func (s *session) reset() {
+	s.opened, s.notified, s.id, s.version = false, false, "", ""
+}
+
+// state is what the next request carries. The version header goes on every
+// request after initialize (Transports, "Protocol Version Header"); with no
+// negotiated version the client still names the only one it speaks. The
+// caller holds s.mu.
+func (s *session) state() state {
+	v := s.version
+	if v == "" {
+		v = ProtocolVersion
+	}
+	return state{id: s.id, version: v}
+}
+
+// post makes one HTTP exchange. The Reply is never nil, so that even a
+// transport failure leaves its exchange for the record; the error says the
+// exchange had no response.
+func (c *Client) post(ctx context.Context, auth, contentType string, body []byte, st state, want string) (*Reply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return &Reply{}, fmt.Errorf("build request to %s: %w", c.endpoint, err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", acceptBoth)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if st.id != "" {
+		req.Header.Set(SessionHeader, st.id)
+	}
+	if st.version != "" {
+		req.Header.Set(VersionHeader, st.version)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return &Reply{Exchanges: []wire.Exchange{wire.Record(req, body, nil, nil, err)}}, err
+	}
+	defer resp.Body.Close()
+	raw, msg := readReply(resp, want)
+	return &Reply{
+		Status:    resp.StatusCode,
+		Header:    resp.Header,
+		Body:      raw,
+		Message:   msg,
+		Exchanges: []wire.Exchange{wire.Record(req, body, resp, raw, nil)},
+	}, nil
+}
+
+// encode builds a JSON-RPC 2.0 request, or a notification when id is nil.
+func encode(id *int64, method string, params any) ([]byte, error) {
+	body, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      *int64 `json:"id,omitempty"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+	}{"2.0", id, method, params})
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", method, err)
+	}
+	return body, nil
+}
