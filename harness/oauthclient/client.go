@@ -1,0 +1,150 @@
+// Package oauthclient is the harness's OAuth 2.0 client: client registration
+// (RFC 7591), device authorization (RFC 8628), the token endpoint (RFC 6749)
+// and well-known documents, spoken with plain net/http so that every status,
+// header and body reaches a scenario unchanged (PRODUCT.md section 7). It
+// follows no flow on its own; scenarios send each request themselves.
+package oauthclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// DeviceGrantType is the grant_type of a device access token request (RFC 8628 section 3.4).
+const DeviceGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+const (
+	formType = "application/x-www-form-urlencoded"
+	jsonType = "application/json"
+	// maxBody bounds what is read of one response.
+	maxBody = 8 << 20
+)
+
+// Endpoints are the host's authorization endpoints, as paths relative to the
+// base URL (the oauth keys of the target profile).
+type Endpoints struct {
+	Register, Token, DeviceAuthorization string
+}
+
+// Client talks to one host's OAuth endpoints. It holds no state between
+// requests and is safe for concurrent use.
+type Client struct {
+	base      string
+	endpoints Endpoints
+	hc        *http.Client
+}
+
+// Reply is one response as received, with its masked exchange.
+type Reply struct {
+	Status int
+	Header http.Header
+	// Body is the response body, bounded at 8 MiB.
+	Body []byte
+	// JSON is the body decoded as a JSON object; nil if the body is not one.
+	JSON map[string]any
+	// Exchange is the request and response with credentials masked.
+	Exchange wire.Exchange
+}
+
+// New returns a client for the host at base (e.g. "http://h:8080"). A nil hc
+// means http.DefaultClient.
+func New(base string, endpoints Endpoints, hc *http.Client) *Client {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &Client{base: strings.TrimRight(base, "/"), endpoints: endpoints, hc: hc}
+}
+
+// String returns a string member of the JSON body; false if the body is not a
+// JSON object or the member is absent or not a string.
+func (r *Reply) String(field string) (string, bool) {
+	s, ok := r.JSON[field].(string)
+	return s, ok
+}
+
+// Register sends a client registration request (RFC 7591 section 3.1): body
+// marshalled as JSON as given (a struct, a map, or json.RawMessage).
+func (c *Client) Register(ctx context.Context, body any) (*Reply, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode registration request: %w", err)
+	}
+	return c.RegisterRaw(ctx, jsonType, raw)
+}
+
+// RegisterRaw posts body as is to the registration endpoint, with the given
+// Content-Type ("" sends none), for malformed-request checks.
+func (c *Client) RegisterRaw(ctx context.Context, contentType string, body []byte) (*Reply, error) {
+	return c.do(ctx, http.MethodPost, c.endpoints.Register, contentType, body)
+}
+
+// DeviceAuthorize sends a device authorization request (RFC 8628 section 3.1):
+// client_id plus any extra parameters (scope, or deliberately bad ones).
+func (c *Client) DeviceAuthorize(ctx context.Context, clientID string, extra url.Values) (*Reply, error) {
+	form := url.Values{}
+	for k, vs := range extra {
+		form[k] = append([]string(nil), vs...)
+	}
+	form.Set("client_id", clientID)
+	return c.do(ctx, http.MethodPost, c.endpoints.DeviceAuthorization, formType, []byte(form.Encode()))
+}
+
+// Token sends a token request with the given form parameters (RFC 6749
+// section 4.1.3, RFC 8628 section 3.4); the caller names grant_type and
+// client_id, so that scenarios can also send wrong ones.
+func (c *Client) Token(ctx context.Context, form url.Values) (*Reply, error) {
+	return c.do(ctx, http.MethodPost, c.endpoints.Token, formType, []byte(form.Encode()))
+}
+
+// Get fetches base+path, for the well-known documents (RFC 9728 section 3,
+// RFC 8414 section 3, and the host's /.well-known/mcp.json).
+func (c *Client) Get(ctx context.Context, path string) (*Reply, error) {
+	return c.do(ctx, http.MethodGet, path, "", nil)
+}
+
+// do makes one exchange. Only a transport failure is an error; every HTTP
+// status is a Reply.
+func (c *Client) do(ctx context.Context, method, path, contentType string, body []byte) (*Reply, error) {
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, reader)
+	if err != nil {
+		return nil, fmt.Errorf("build request to %s: %w", c.base+path, err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	// Every endpoint here answers in JSON (RFC 6749 section 5.1 and 5.2,
+	// RFC 7591 section 3.2, RFC 8628 section 3.2).
+	req.Header.Set("Accept", jsonType)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("read response of %s %s: %w", method, c.base+path, err)
+	}
+	r := &Reply{
+		Status:   resp.StatusCode,
+		Header:   resp.Header,
+		Body:     raw,
+		Exchange: wire.Record(req, body, resp, raw, nil),
+	}
+	var object map[string]any
+	if json.Unmarshal(raw, &object) == nil {
+		r.JSON = object
+	}
+	return r, nil
+}
