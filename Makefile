@@ -1,0 +1,37 @@
+# conform: the conformance suite and the reference tool host.
+#
+#   make conformance   run every scenario against the embedded reference host
+#   make test          every test: ginkgo specs and godog features, with -race
+#   make bench         benchmarks
+#   make build         bin/conform and bin/toolhost
+
+GO       ?= go
+PACKAGES ?= ./...
+FORMAT   ?= pretty
+
+.PHONY: all build conformance test lint unit bench clean
+
+all: build
+
+build:
+	$(GO) build -o bin/conform ./cmd/conform
+	$(GO) build -o bin/toolhost ./cmd/toolhost
+
+conformance:
+	$(GO) run ./cmd/conform run --format $(FORMAT)
+
+test: lint unit
+
+lint:
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet $(PACKAGES)
+
+unit:
+	$(GO) test -race -count=1 -timeout 20m $(PACKAGES)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem $(PACKAGES)
+
+clean:
+	rm -rf bin reports

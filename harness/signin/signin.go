@@ -1,0 +1,86 @@
+// Package signin obtains a credential from a host through the device grant
+// (RFC 8628) without a person: it registers a client, starts a device
+// authorization, has an approver stand in at the verification URI, and polls
+// the token endpoint. The harness uses it for the in-process reference host
+// and for targets whose profile names a device approval command.
+package signin
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// RedirectURI is the loopback redirect the harness registers (RFC 8252
+// section 7.3); the device grant never redirects, but registration requires one.
+const RedirectURI = "http://127.0.0.1:8765/callback"
+
+// Device runs the device grant to completion and returns the access token.
+// Polling follows RFC 8628 section 3.5: wait the interval, keep polling on
+// authorization_pending, add five seconds on slow_down. The wait between
+// polls goes through sleep, so a caller with a controllable clock need not
+// wait in real time.
+func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver, sleep func(context.Context, time.Duration) error) (string, error) {
+	reg, err := oc.Register(ctx, map[string]any{"client_name": "conform", "redirect_uris": []string{RedirectURI}})
+	if err != nil {
+		return "", fmt.Errorf("register: %w", err)
+	}
+	clientID, ok := reg.String("client_id")
+	if reg.Status/100 != 2 || !ok {
+		return "", fmt.Errorf("register: HTTP %d: %s", reg.Status, reg.Body)
+	}
+	da, err := oc.DeviceAuthorize(ctx, clientID, nil)
+	if err != nil {
+		return "", fmt.Errorf("device authorization: %w", err)
+	}
+	deviceCode, _ := da.String("device_code")
+	userCode, _ := da.String("user_code")
+	if da.Status != 200 || deviceCode == "" || userCode == "" {
+		return "", fmt.Errorf("device authorization: HTTP %d: %s", da.Status, da.Body)
+	}
+	interval := 5 * time.Second
+	if v, ok := da.JSON["interval"].(float64); ok && v > 0 {
+		interval = time.Duration(v) * time.Second
+	}
+	if err := approve(ctx, userCode); err != nil {
+		return "", err
+	}
+	form := url.Values{"grant_type": {oauthclient.DeviceGrantType}, "device_code": {deviceCode}, "client_id": {clientID}}
+	for attempt := 0; attempt < 20; attempt++ {
+		tok, err := oc.Token(ctx, form)
+		if err != nil {
+			return "", fmt.Errorf("token: %w", err)
+		}
+		if access, ok := tok.String("access_token"); ok && tok.Status == 200 {
+			return access, nil
+		}
+		code, _ := tok.String("error")
+		switch code {
+		case "authorization_pending":
+		case "slow_down":
+			interval += 5 * time.Second
+		default:
+			return "", fmt.Errorf("token: HTTP %d: %s", tok.Status, tok.Body)
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("token: still pending after 20 polls")
+}
+
+// RealTime waits in real time, for hosts whose clock the harness does not control.
+func RealTime(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
