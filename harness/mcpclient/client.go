@@ -26,7 +26,9 @@ const ProtocolVersion = "2025-06-18"
 // Header names of the MCP streamable HTTP transport (MCP 2025-06-18,
 // Transports, "Session Management" and "Protocol Version Header").
 const (
+	// SessionHeader carries the session id the host issued in its answer to initialize.
 	SessionHeader = "Mcp-Session-Id"
+	// VersionHeader carries the negotiated protocol version on every request after initialize.
 	VersionHeader = "MCP-Protocol-Version"
 )
 
