@@ -1,0 +1,228 @@
+// Package report renders a finished run in every format the suite offers:
+// pretty and progress for a person at a terminal, JUnit XML and Cucumber JSON
+// for CI systems, and one self-contained HTML page (PRODUCT.md sections 3
+// and 5). Every format is computed from the outcome.Run alone, and nothing
+// is read from a map without sorting, so one run always renders the same bytes.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/outcome"
+)
+
+// Writer renders a finished run.
+type Writer interface {
+	Write(w io.Writer, run outcome.Run) error
+}
+
+// Live receives progress while a run goes on, so that a person watching a
+// long wait (the five-minute window in real time) sees that the suite is alive.
+type Live interface {
+	ScenarioStarted(r outcome.Result)
+	ScenarioFinished(r outcome.Result)
+	Waiting(what string, d time.Duration)
+}
+
+// harnessFault is said wherever a harness error is shown: PRODUCT.md section 5
+// forbids blaming the host for the suite's own failures.
+const harnessFault = "this is a fault in the harness, not a departure by the host"
+
+// feature is one feature file's results, in run order.
+type feature struct {
+	Name    string
+	File    string
+	Results []outcome.Result
+}
+
+// byFeature groups the results by feature file, features in the order they
+// first appear in the run, so that the grouping needs no map iteration.
+func byFeature(run outcome.Run) []feature {
+	var out []feature
+	index := map[string]int{}
+	for _, r := range run.Results {
+		i, ok := index[r.FeatureFile]
+		if !ok {
+			i = len(out)
+			index[r.FeatureFile] = i
+			out = append(out, feature{Name: r.Feature, File: r.FeatureFile})
+		}
+		out[i].Results = append(out[i].Results, r)
+	}
+	return out
+}
+
+// stale says whether r passed although it is listed as an expected failure;
+// the run then exits 1 because the list no longer tells the truth.
+func stale(r outcome.Result) bool {
+	return r.Status == outcome.Passed && r.Expected
+}
+
+// verdict names the result's outcome in words. Words in capitals are the
+// outcomes that make the run exit 1, so they read the same without colour.
+func verdict(run outcome.Run, r outcome.Result) string {
+	switch {
+	case stale(r):
+		return "PASSED, but listed as an expected failure"
+	case r.Status == outcome.Passed:
+		return "passed"
+	case r.Status == outcome.Failed && r.Expected:
+		return "failed (expected failure)"
+	case run.Tolerated(r):
+		return "failed (tolerated: SHOULD)"
+	case r.Status == outcome.Failed:
+		return "FAILED"
+	case r.Status == outcome.NotRun:
+		return "not run"
+	case r.Status == outcome.HarnessError:
+		return "HARNESS ERROR"
+	}
+	return string(r.Status)
+}
+
+// requirementIDs lists the scenario's requirement IDs, space-separated.
+func requirementIDs(r outcome.Result) string {
+	ids := make([]string, len(r.Requirements))
+	for i, q := range r.Requirements {
+		ids[i] = q.ID
+	}
+	return strings.Join(ids, " ")
+}
+
+// failedStep returns the step that decided a failure or harness error, if
+// the runner recorded one.
+func failedStep(r outcome.Result) (outcome.Step, bool) {
+	for _, s := range r.Steps {
+		switch s.Status {
+		case "failed", "undefined", "pending", "ambiguous":
+			return s, true
+		}
+	}
+	return outcome.Step{}, false
+}
+
+// stepLine renders a step the way it reads in the feature file.
+func stepLine(s outcome.Step) string {
+	return fmt.Sprintf("%s %s (line %d)", strings.TrimSpace(s.Keyword), s.Text, s.Line)
+}
+
+// explain says what a reader needs to know about a result that did not
+// simply pass: for a failure the requirements with their sentences, expected
+// and actual, and the HTTP exchanges (PRODUCT.md section 5). It returns one
+// line per entry without indentation; the text formats indent it as they need.
+// A plain pass needs no explanation and gets none.
+func explain(run outcome.Run, r outcome.Result) []string {
+	switch {
+	case stale(r):
+		return []string{"listed as an expected failure, but it passed: remove it from the expected-failures file"}
+	case r.Status == outcome.NotRun:
+		return []string{"not run: " + r.Reason}
+	case r.Status == outcome.HarnessError:
+		lines := []string{"harness error: " + harnessFault + ".", "reason: " + r.Reason}
+		if s, ok := failedStep(r); ok {
+			lines = append(lines, "at step: "+stepLine(s))
+		}
+		return lines
+	case r.Status != outcome.Failed:
+		return nil
+	}
+	var lines []string
+	for _, q := range r.Requirements {
+		lines = append(lines, fmt.Sprintf("%s, section %s (%s): %q", q.ID, q.Section, q.Level, q.Text))
+	}
+	switch {
+	case r.Expected:
+		lines = append(lines, "tolerated: listed as an expected failure")
+	case run.Tolerated(r):
+		lines = append(lines, "tolerated: a SHOULD requirement decides the exit code only with --strict")
+	}
+	if s, ok := failedStep(r); ok {
+		lines = append(lines, "at step: "+stepLine(s))
+	}
+	d := r.Departure
+	if d == nil {
+		// A failure always carries its departure; say so rather than show nothing.
+		return append(lines, "no departure was recorded: "+r.Reason)
+	}
+	lines = append(lines,
+		"check:    "+d.Check,
+		"expected: "+d.Expected,
+		"actual:   "+d.Actual)
+	for i, ex := range d.Exchanges {
+		lines = append(lines, fmt.Sprintf("exchange %d of %d:", i+1, len(d.Exchanges)))
+		for _, l := range strings.Split(strings.TrimRight(ex.String(), "\n"), "\n") {
+			lines = append(lines, "  "+l)
+		}
+	}
+	return lines
+}
+
+// headline is the short form of a failure, for the one-line message JUnit
+// and similar consumers show in a list.
+func headline(run outcome.Run, r outcome.Result) string {
+	var b strings.Builder
+	if run.Tolerated(r) {
+		b.WriteString("tolerated: ")
+	}
+	if ids := requirementIDs(r); ids != "" {
+		b.WriteString(ids + ": ")
+	}
+	if d := r.Departure; d != nil {
+		fmt.Fprintf(&b, "%s: expected %s, actual %s", d.Check, d.Expected, d.Actual)
+	} else {
+		b.WriteString("no departure was recorded: " + r.Reason)
+	}
+	return b.String()
+}
+
+// exitMeaning says which exit code the run ends with and why, in the terms
+// of PRODUCT.md section 3.
+func exitMeaning(run outcome.Run) string {
+	c := run.Tally()
+	code := run.ExitCode()
+	switch code {
+	case outcome.ExitPassed:
+		return "exit 0: every selected scenario ran and passed"
+	case outcome.ExitIncomplete:
+		if c.Passed+c.Failed == 0 {
+			return "exit 3: incomplete, no scenario ran"
+		}
+		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", plural(c.NotRun, "scenario", "scenarios"))
+	}
+	var why []string
+	if n := c.Failed - c.Tolerated; n > 0 {
+		why = append(why, plural(n, "failure counts", "failures count")+" against the host")
+	}
+	if c.HarnessErrors > 0 {
+		why = append(why, plural(c.HarnessErrors, "harness error", "harness errors"))
+	}
+	if c.Stale > 0 {
+		why = append(why, plural(c.Stale, "expected failure now passes", "expected failures now pass"))
+	}
+	return fmt.Sprintf("exit %d: failed, %s", code, strings.Join(why, "; "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// runLine introduces a text report: what was checked, when, and how.
+func runLine(run outcome.Run) string {
+	mode := ""
+	if run.Strict {
+		mode = ", strict"
+	}
+	return fmt.Sprintf("conform run against %s, started %s, took %s%s",
+		run.Target, stamp(run.Started), span(run.Duration), mode)
+}
+
+// stamp and span format the run's own time values the same way everywhere.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+func span(d time.Duration) string { return d.Round(time.Millisecond).String() }
