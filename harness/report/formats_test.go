@@ -1,0 +1,341 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"regexp"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// singleRun is a run of one result, for checks about one outcome at a time.
+func singleRun(r outcome.Result) outcome.Run {
+	r.Feature, r.FeatureFile = "Single", "features/single.feature"
+	return outcome.Run{Target: "http://host.test", Results: []outcome.Result{r}}
+}
+
+var _ = Describe("pretty", func() {
+	It("ends with the summary line alone, after the exit meaning", func() {
+		lines := strings.Split(strings.TrimSuffix(render(report.Pretty{}), "\n"), "\n")
+		Expect(lines[len(lines)-1]).To(Equal(fixtureRun().Tally().Summary()))
+		Expect(lines[len(lines)-1]).To(HavePrefix("3 passed, 3 failed"))
+		Expect(lines[len(lines)-2]).To(HavePrefix("exit 1: "))
+	})
+
+	It("writes colour only when asked", func() {
+		Expect(render(report.Pretty{})).NotTo(ContainSubstring("\x1b["))
+		coloured := render(report.Pretty{Color: true})
+		Expect(coloured).To(ContainSubstring("\x1b[31m✗\x1b[0m"))
+		lines := strings.Split(strings.TrimSuffix(coloured, "\n"), "\n")
+		Expect(lines[len(lines)-1]).NotTo(ContainSubstring("\x1b["), "CI tooling reads the summary line")
+	})
+
+	DescribeTable("says what the exit code means",
+		func(results []outcome.Status, want string) {
+			run := outcome.Run{}
+			for _, st := range results {
+				run.Results = append(run.Results, outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: "s", Status: st})
+			}
+			var b bytes.Buffer
+			Expect(report.Pretty{}.Write(&b, run)).To(Succeed())
+			Expect(b.String()).To(ContainSubstring("\n" + want + "\n"))
+		},
+		Entry("all passed", []outcome.Status{outcome.Passed}, "exit 0: every selected scenario ran and passed"),
+		Entry("some not run", []outcome.Status{outcome.Passed, outcome.NotRun}, "exit 3: incomplete, nothing failed but 1 scenario could not run"),
+		Entry("nothing ran", []outcome.Status{outcome.NotRun, outcome.NotRun}, "exit 3: incomplete, no scenario ran"),
+		Entry("empty run", nil, "exit 3: incomplete, no scenario ran"),
+		Entry("failures", []outcome.Status{outcome.Failed, outcome.Failed}, "exit 1: failed, 2 failures count against the host"),
+		Entry("harness errors", []outcome.Status{outcome.HarnessError}, "exit 1: failed, 1 harness error"),
+	)
+
+	It("blames the harness, not the host, for a harness error", func() {
+		var b bytes.Buffer
+		run := singleRun(outcome.Result{Scenario: "s", Status: outcome.HarnessError, Reason: "boom"})
+		Expect(report.Pretty{}.Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("a fault in the harness, not a departure by the host"))
+		Expect(b.String()).To(ContainSubstring("reason: boom"))
+	})
+
+	It("counts a SHOULD failure under --strict", func() {
+		r := outcome.Result{Scenario: "s", Status: outcome.Failed,
+			Requirements: []spec.Requirement{{ID: "T401-8", Section: "7.2", Level: spec.Should, Text: "t"}},
+			Departure:    outcome.Departf("c", 1, 2)}
+		run := singleRun(r)
+		run.Strict = true
+		var b bytes.Buffer
+		Expect(report.Pretty{}.Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("[T401-8]  FAILED"))
+		Expect(b.String()).NotTo(ContainSubstring("tolerated"))
+	})
+})
+
+var _ = Describe("progress", func() {
+	It("prints a mark per finished scenario and a line per wait, and does not repeat them", func() {
+		var live bytes.Buffer
+		p := report.NewProgress(&live, false)
+		run := fixtureRun()
+		for i, r := range run.Results {
+			p.ScenarioStarted(r)
+			p.ScenarioFinished(r)
+			if i == 1 {
+				p.Waiting("the device code to expire", 5*time.Minute)
+			}
+		}
+		Expect(live.String()).To(Equal(".F\nwaiting 5m0s: the device code to expire\nEF-.F."))
+
+		var end bytes.Buffer
+		Expect(p.Write(&end, run)).To(Succeed())
+		Expect(end.String()).To(HavePrefix("\n\n1) Authentication: An unknown tool answers 401"))
+		Expect(end.String()).To(HaveSuffix("\n" + run.Tally().Summary() + "\n"))
+	})
+
+	It("wraps long runs of marks", func() {
+		var b bytes.Buffer
+		p := report.NewProgress(&b, false)
+		for range 61 {
+			p.ScenarioFinished(outcome.Result{Status: outcome.Passed})
+		}
+		Expect(b.String()).To(Equal(strings.Repeat(".", 60) + "\n."))
+	})
+
+	It("takes marks from concurrent scenarios without a race", func() {
+		var b bytes.Buffer
+		p := report.NewProgress(&b, false)
+		done := make(chan struct{})
+		for range 4 {
+			go func() {
+				defer GinkgoRecover()
+				p.ScenarioFinished(outcome.Result{Status: outcome.NotRun})
+				done <- struct{}{}
+			}()
+		}
+		for range 4 {
+			<-done
+		}
+		Expect(b.String()).To(Equal("----"))
+	})
+})
+
+// junitDoc is the part of the JUnit shape CI systems read.
+type junitDoc struct {
+	XMLName  xml.Name `xml:"testsuites"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	Suites   []struct {
+		Name  string `xml:"name,attr"`
+		Tests int    `xml:"tests,attr"`
+		Cases []struct {
+			Name      string `xml:"name,attr"`
+			Classname string `xml:"classname,attr"`
+			Time      string `xml:"time,attr"`
+			Failure   *struct {
+				Message string `xml:"message,attr"`
+				Type    string `xml:"type,attr"`
+				Body    string `xml:",chardata"`
+			} `xml:"failure"`
+			Error *struct {
+				Type string `xml:"type,attr"`
+				Body string `xml:",chardata"`
+			} `xml:"error"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+var _ = Describe("junit", func() {
+	It("parses as XML with one suite per feature and one case per scenario", func() {
+		var doc junitDoc
+		Expect(xml.Unmarshal([]byte(render(report.JUnit{})), &doc)).To(Succeed())
+		Expect(doc.Tests).To(Equal(8))
+		Expect(doc.Failures).To(Equal(4))
+		Expect(doc.Errors).To(Equal(1))
+		Expect(doc.Skipped).To(Equal(1))
+		Expect(doc.Suites).To(HaveLen(4))
+		Expect(doc.Suites[0].Name).To(Equal("Authentication"))
+
+		cases := doc.Suites[0].Cases
+		Expect(cases).To(HaveLen(3))
+		Expect(cases[0].Classname).To(Equal("features/5_authentication.feature"))
+		Expect(cases[0].Failure).To(BeNil())
+		Expect(cases[0].Time).To(Equal("0.012"))
+
+		f := cases[1].Failure
+		Expect(f).NotTo(BeNil())
+		Expect(f.Type).To(Equal("departure"))
+		Expect(f.Message).To(Equal("AUTH-5 T401-6: HTTP status: expected 401, actual 200"))
+		Expect(f.Body).To(ContainSubstring(`AUTH-5, section 5, 7.2 (MUST): "For an anonymous caller`))
+		Expect(f.Body).To(ContainSubstring("> Authorization: Bearer ****"))
+		Expect(f.Body).To(ContainSubstring(`< <html><script>alert("x")</script> & </pre></html>`))
+
+		Expect(cases[2].Error).NotTo(BeNil())
+		Expect(cases[2].Error.Type).To(Equal("harness"))
+		Expect(doc.Suites[1].Cases[1].Skipped).NotTo(BeNil())
+		Expect(doc.Suites[1].Cases[1].Skipped.Message).To(Equal("the profile names no peer (key peer.target)"))
+	})
+
+	It("stays valid XML whatever a body holds", func() {
+		r := outcome.Result{Scenario: `quote " and <tag>`, Status: outcome.Failed,
+			Departure: outcome.Departf("body", "]]> end", "nul \x00 bell \x07 bad \xff")}
+		var b bytes.Buffer
+		Expect(report.JUnit{}.Write(&b, singleRun(r))).To(Succeed())
+		var doc junitDoc
+		Expect(xml.Unmarshal(b.Bytes(), &doc)).To(Succeed())
+		body := doc.Suites[0].Cases[0].Failure.Body
+		Expect(body).To(ContainSubstring("expected: ]]> end"))
+		Expect(body).To(ContainSubstring("actual:   nul \uFFFD bell \uFFFD bad \uFFFD"))
+		Expect(doc.Suites[0].Cases[0].Name).To(Equal(`quote " and <tag>`))
+	})
+})
+
+// cucumberDoc is the standard Cucumber JSON shape.
+type cucumberDoc []struct {
+	URI      string `json:"uri"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	Keyword  string `json:"keyword"`
+	Elements []struct {
+		ID      string `json:"id"`
+		Keyword string `json:"keyword"`
+		Name    string `json:"name"`
+		Line    int    `json:"line"`
+		Tags    []struct {
+			Name string `json:"name"`
+		} `json:"tags"`
+		Before []cucumberHook `json:"before"`
+		Steps  []struct {
+			Keyword string         `json:"keyword"`
+			Name    string         `json:"name"`
+			Line    int            `json:"line"`
+			Result  cucumberResult `json:"result"`
+		} `json:"steps"`
+		After []cucumberHook `json:"after"`
+	} `json:"elements"`
+}
+
+type cucumberResult struct {
+	Status       string `json:"status"`
+	ErrorMessage string `json:"error_message"`
+	Duration     *int64 `json:"duration"`
+}
+
+type cucumberHook struct {
+	Result cucumberResult `json:"result"`
+}
+
+var _ = Describe("cucumber", func() {
+	It("parses as the array-of-features shape", func() {
+		var doc cucumberDoc
+		Expect(json.Unmarshal([]byte(render(report.Cucumber{})), &doc)).To(Succeed())
+		Expect(doc).To(HaveLen(4))
+		f := doc[0]
+		Expect(f.URI).To(Equal("features/5_authentication.feature"))
+		Expect(f.Keyword).To(Equal("Feature"))
+		Expect(f.ID).To(Equal("authentication"))
+		Expect(f.Elements).To(HaveLen(3))
+
+		failed := f.Elements[1]
+		Expect(failed.Keyword).To(Equal("Scenario"))
+		Expect(failed.ID).To(Equal("authentication;an-unknown-tool-answers-401-to-an-anonymous-caller"))
+		Expect(failed.Line).To(Equal(19))
+		Expect(failed.Tags[0].Name).To(Equal("@AUTH-5"))
+		Expect(failed.Steps).To(HaveLen(3))
+		Expect(failed.Steps[0].Keyword).To(Equal("Given "))
+		Expect(*failed.Steps[0].Result.Duration).To(Equal((31 * time.Millisecond).Nanoseconds()))
+		last := failed.Steps[2].Result
+		Expect(last.Status).To(Equal("failed"))
+		Expect(last.ErrorMessage).To(ContainSubstring("expected: 401\nactual:   200"))
+		Expect(last.ErrorMessage).To(ContainSubstring("> Authorization: Bearer ****"))
+
+		notRun := doc[1].Elements[1]
+		Expect(notRun.Steps[0].Result.Status).To(Equal("skipped"))
+		Expect(notRun.Steps[0].Result.ErrorMessage).To(Equal("not run: the profile names no peer (key peer.target)"))
+
+		for _, feature := range doc {
+			for _, e := range feature.Elements {
+				for _, s := range e.Steps {
+					Expect(s.Result.Duration).NotTo(BeNil(), "every step result has a duration")
+				}
+			}
+		}
+	})
+
+	It("puts an outcome no step decided in a hook", func() {
+		var b bytes.Buffer
+		Expect(report.Cucumber{}.Write(&b, singleRun(outcome.Result{Scenario: "s", Status: outcome.NotRun, Reason: "no peer", Duration: time.Second}))).To(Succeed())
+		var doc cucumberDoc
+		Expect(json.Unmarshal(b.Bytes(), &doc)).To(Succeed())
+		e := doc[0].Elements[0]
+		Expect(e.Steps).To(BeEmpty())
+		Expect(e.Before).To(HaveLen(1))
+		Expect(e.Before[0].Result.Status).To(Equal("skipped"))
+		Expect(e.Before[0].Result.ErrorMessage).To(Equal("not run: no peer"))
+		Expect(*e.Before[0].Result.Duration).To(Equal(time.Second.Nanoseconds()))
+	})
+
+	It("renders an empty run as an empty array", func() {
+		var b bytes.Buffer
+		Expect(report.Cucumber{}.Write(&b, outcome.Run{})).To(Succeed())
+		Expect(b.String()).To(Equal("[]\n"))
+	})
+})
+
+var _ = Describe("html", func() {
+	rowHeads := regexp.MustCompile(`<th scope="row">([^<]*)</th>`)
+
+	It("lists the matrix rows by section in numeric order", func() {
+		page := render(report.HTML{})
+		var rows []string
+		for _, m := range rowHeads.FindAllStringSubmatch(page, -1) {
+			rows = append(rows, m[1])
+		}
+		Expect(rows).To(Equal([]string{"1", "5", "7.2", "7.3", "7.4", "8", "All scenarios"}))
+	})
+
+	It("orders 7.10 after 7.9 and 10 after 9, and gives scenarios without requirements a row", func() {
+		run := outcome.Run{}
+		for _, sec := range []string{"10", "7.10", "9", "7.9", ""} {
+			r := outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: sec, Status: outcome.Passed}
+			if sec != "" {
+				r.Requirements = []spec.Requirement{{ID: "X-1", Section: sec, Level: spec.Must}}
+			}
+			run.Results = append(run.Results, r)
+		}
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+		var rows []string
+		for _, m := range rowHeads.FindAllStringSubmatch(b.String(), -1) {
+			rows = append(rows, m[1])
+		}
+		Expect(rows).To(Equal([]string{"7.9", "7.10", "9", "10", "no requirement", "All scenarios"}))
+	})
+
+	It("escapes every body, so no < from the host reaches the page", func() {
+		page := render(report.HTML{})
+		Expect(page).NotTo(ContainSubstring("<script"))
+		Expect(page).NotTo(ContainSubstring("<html><"))
+		Expect(page).To(ContainSubstring("&lt;html&gt;&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;/pre&gt;&lt;/html&gt;"))
+		Expect(page).To(ContainSubstring("Authorization: Bearer ****"))
+	})
+
+	It("is self-contained and says each status in words", func() {
+		page := render(report.HTML{})
+		Expect(page).NotTo(MatchRegexp(`(?i)<(script|link|img)\b`))
+		Expect(page).NotTo(ContainSubstring("src="))
+		Expect(page).To(ContainSubstring(`<th scope="col">Not run</th>`))
+		for _, word := range []string{">passed<", ">FAILED<", ">not run<", ">HARNESS ERROR<", ">failed (tolerated: SHOULD)<"} {
+			Expect(page).To(ContainSubstring(word))
+		}
+	})
+})
