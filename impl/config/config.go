@@ -1,0 +1,106 @@
+// Package config reads the reference host's configuration: its name, its
+// mounts, the networkRead rules and overlays that open paths to network
+// clients (source 5.7), and its content collections.
+package config
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	// Name and Description are shown in initialize and mcp.json.
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+	// PublicURL, when set, is the {base_url} advertised everywhere instead of
+	// one derived from each request (for a host behind a proxy).
+	PublicURL string `yaml:"public_url"`
+	// Mounts bind path prefixes to providers.
+	Mounts []Mount `yaml:"mounts"`
+	// NetworkRead are the source's networkRead rules: a prefix or a glob
+	// whose paths network clients may list, read, stat, search and explain.
+	NetworkRead []string `yaml:"networkRead"`
+	// Collections are the content collections; none means no content tools.
+	Collections []Collection `yaml:"collections"`
+}
+
+// Provider kinds a mount can use.
+const (
+	ProviderMemory = "memory"
+	ProviderDisk   = "disk"
+)
+
+// Mount is one mount point.
+type Mount struct {
+	// Path is the canonical prefix served.
+	Path string `yaml:"path"`
+	// Provider is "memory" or "disk".
+	Provider string `yaml:"provider"`
+	// Overlay declares a resolver overlay: every operation beneath Path is
+	// opened to network clients.
+	Overlay bool `yaml:"overlay"`
+	// ReadOnly removes write and delete from the provider.
+	ReadOnly bool `yaml:"read_only"`
+	// Files are a memory provider's files, by path relative to the mount.
+	Files map[string]string `yaml:"files"`
+	// Dir is a disk provider's directory, relative to the data directory
+	// unless absolute.
+	Dir string `yaml:"dir"`
+}
+
+// Collection is one content collection.
+type Collection struct {
+	// Name identifies the collection in the content tools.
+	Name string `yaml:"name"`
+	// Path is the directory whose files are the content.
+	Path string `yaml:"path"`
+}
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultYAML returns the embedded default configuration file.
+func DefaultYAML() []byte { return bytes.Clone(defaultYAML) }
+
+// Default returns the embedded default configuration.
+func Default() (Config, error) { return Parse(defaultYAML, "default.yaml") }
+
+// Load reads and validates the configuration file at file.
+func Load(file string) (Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	return Parse(data, file)
+}
+
+// Parse decodes and validates a configuration. Decoding is strict: a key
+// the configuration does not know is an error naming its line, since a
+// misspelt networkRead or overlay would otherwise silently leave a path
+// closed or open.
+func Parse(data []byte, name string) (Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("config %s: the file is empty", name)
+		}
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("config %s: only one YAML document is allowed", name)
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", name, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,79 @@
+package config_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/impl/config"
+)
+
+var _ = Describe("Config", func() {
+	It("embeds a default that serves the example profile's paths (PRODUCT 4)", func() {
+		cfg, err := config.Default()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.NetworkRead).To(Equal([]string{"/public"}))
+		Expect(cfg.Collections).To(BeEmpty())
+		byPath := map[string]config.Mount{}
+		for _, m := range cfg.Mounts {
+			byPath[m.Path] = m
+		}
+		Expect(byPath["/public"].Files).To(HaveKey("readme.md"))
+		Expect(byPath["/base"].Files).To(HaveKey("notes.txt"))
+		Expect(byPath["/base"].Overlay).To(BeFalse())
+		Expect(byPath["/overlay"]).To(Equal(config.Mount{Path: "/overlay", Provider: "disk", Dir: "overlay", Overlay: true}))
+		Expect(byPath["/overlay/readonly"].Overlay).To(BeTrue())
+		Expect(byPath["/overlay/readonly"].ReadOnly).To(BeTrue())
+		Expect(byPath["/overlay/readonly"].Files).To(HaveKey("about.md"))
+		Expect(config.DefaultYAML()).To(ContainSubstring("networkRead:"))
+	})
+
+	It("loads a file with collections and a public URL", func() {
+		file := filepath.Join(GinkgoT().TempDir(), "host.yaml")
+		Expect(os.WriteFile(file, []byte(`
+name: docs host
+public_url: https://tools.example.test
+mounts:
+  - path: /docs
+    provider: memory
+    files: {a.md: "alpha"}
+networkRead: [/docs]
+collections:
+  - {name: docs, path: /docs}
+`), 0o644)).To(Succeed())
+		cfg, err := config.Load(file)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.PublicURL).To(Equal("https://tools.example.test"))
+		Expect(cfg.Collections).To(Equal([]config.Collection{{Name: "docs", Path: "/docs"}}))
+	})
+
+	DescribeTable("refuses bad configurations with a clear message",
+		func(yaml, want string) {
+			_, err := config.Parse([]byte(yaml), "test.yaml")
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("unknown key, with its line", "mounts:\n  - path: /a\n    provider: memory\n    overlayy: true\n", "line 4: field overlayy not found"),
+		Entry("misspelt networkRead", "network_read: [/a]\nmounts: [{path: /a, provider: memory}]\n", "field network_read not found"),
+		Entry("empty file", "", "config test.yaml: the file is empty"),
+		Entry("two documents", "mounts: [{path: /a, provider: memory}]\n---\nname: x\n", "only one YAML document is allowed"),
+		Entry("no mounts", "name: x\n", "mounts: at least one mount is needed"),
+		Entry("non-canonical mount", "mounts: [{path: /a/, provider: memory}]\n", "mounts[0] (/a/): path must be a canonical absolute path"),
+		Entry("mounted twice", "mounts: [{path: /a, provider: memory}, {path: /a, provider: memory}]\n", "mounts[1] (/a): path is mounted twice"),
+		Entry("unknown provider", "mounts: [{path: /a, provider: s3}]\n", `mounts[0] (/a): provider must be "memory" or "disk"`),
+		Entry("disk without dir", "mounts: [{path: /a, provider: disk}]\n", "mounts[0] (/a): a disk provider needs dir"),
+		Entry("disk with files", "mounts: [{path: /a, provider: disk, dir: x, files: {b: c}}]\n", "mounts[0] (/a): files belong to a memory provider"),
+		Entry("memory with dir", "mounts: [{path: /a, provider: memory, dir: x}]\n", "mounts[0] (/a): dir belongs to a disk provider"),
+		Entry("bad networkRead", "mounts: [{path: /a, provider: memory}]\nnetworkRead: [a]\n", `networkRead rule "a": must be absolute`),
+		Entry("bad public_url", "public_url: ftp://x\nmounts: [{path: /a, provider: memory}]\n", "public_url \"ftp://x\": must be an absolute http or https URL"),
+		Entry("closed collection", "mounts: [{path: /a, provider: memory}]\ncollections: [{name: a, path: /a}]\n",
+			"collections[0] (a): path /a is not opened to network clients; declare a networkRead rule or an overlay for it"),
+		Entry("bad collection name", "mounts: [{path: /a, provider: memory}]\nnetworkRead: [/a]\ncollections: [{name: A B, path: /a}]\n", "name must be lower-case letters"),
+	)
+
+	It("reports a missing file", func() {
+		_, err := config.Load(filepath.Join(GinkgoT().TempDir(), "missing.yaml"))
+		Expect(err).To(MatchError(ContainSubstring("no such file")))
+	})
+})

@@ -1,0 +1,82 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+
+	"github.com/conform-mcp/conform/impl/afs"
+)
+
+var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// Validate reports every problem of c, one per line.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			bad("public_url %q: must be an absolute http or https URL without query or fragment", c.PublicURL)
+		}
+	}
+	if len(c.Mounts) == 0 {
+		bad("mounts: at least one mount is needed")
+	}
+	seen := map[string]bool{}
+	var overlays []string
+	for i, m := range c.Mounts {
+		where := fmt.Sprintf("mounts[%d] (%s)", i, m.Path)
+		if p, err := afs.Canonical(m.Path); err != nil || p != m.Path {
+			bad("%s: path must be a canonical absolute path", where)
+		} else if m.Overlay {
+			overlays = append(overlays, m.Path)
+		}
+		if seen[m.Path] {
+			bad("%s: path is mounted twice", where)
+		}
+		seen[m.Path] = true
+		switch m.Provider {
+		case ProviderMemory:
+			if m.Dir != "" {
+				bad("%s: dir belongs to a disk provider", where)
+			}
+		case ProviderDisk:
+			if m.Dir == "" {
+				bad("%s: a disk provider needs dir", where)
+			}
+			if len(m.Files) > 0 {
+				bad("%s: files belong to a memory provider", where)
+			}
+		default:
+			bad("%s: provider must be %q or %q", where, ProviderMemory, ProviderDisk)
+		}
+	}
+	policy, err := afs.NewPolicy(c.NetworkRead, overlays)
+	if err != nil {
+		bad("%v", err)
+	}
+	names := map[string]bool{}
+	for i, col := range c.Collections {
+		where := fmt.Sprintf("collections[%d] (%s)", i, col.Name)
+		if !collectionName.MatchString(col.Name) {
+			bad("%s: name must be lower-case letters, digits, - and _", where)
+		}
+		if names[col.Name] {
+			bad("%s: name is declared twice", where)
+		}
+		names[col.Name] = true
+		if p, err := afs.Canonical(col.Path); err != nil || p != col.Path {
+			bad("%s: path must be a canonical absolute path", where)
+			continue
+		}
+		// Source 5.7: a collection does not open its path; say so at start
+		// rather than at every call.
+		if policy != nil && !policy.Decide(col.Path).Open.Has(afs.OpRead) {
+			bad("%s: path %s is not opened to network clients; declare a networkRead rule or an overlay for it", where, col.Path)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,269 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/caller"
+)
+
+// invalidAFS is the code of afs_* arguments that do not fit the schema.
+const invalidAFS = "AFS_INVALID_ARGUMENT"
+
+const pathProperty = `"path":{"type":"string","description":"Absolute path, such as /public/readme.md"}`
+
+// afsTools are the tools over the agent file system (PRODUCT 6). Every
+// handler leaves the gates to fsys: the credential never reaches gate 3.
+func afsTools(fsys *afs.FS) []tool {
+	return []tool{
+		{
+			name:        "afs_list",
+			description: "List the entries beneath a path that the host opens to network clients.",
+			anonymous:   true,
+			schema: fmt.Sprintf(`{"type":"object","properties":{%s,`+
+				`"depth":{"type":"integer","minimum":1,"maximum":%d,"description":"Levels to descend (default 1)"},`+
+				`"pattern":{"type":"string","description":"Keep entries whose name matches this glob"},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"Most entries to return (default %d)"}},`+
+				`"required":["path"],"additionalProperties":false}`, pathProperty, afs.MaxListDepth, afs.MaxListLimit, afs.DefaultListLimit),
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path", "depth", "pattern", "limit")
+				p := a.str("path", true)
+				opts := afs.ListOptions{
+					Depth:   a.integer("depth", 1, 1, afs.MaxListDepth),
+					Pattern: a.str("pattern", false),
+					Limit:   a.integer("limit", afs.DefaultListLimit, 1, afs.MaxListLimit),
+				}
+				if a.err == nil {
+					if _, err := path.Match(opts.Pattern, ""); err != nil {
+						a.err = fmt.Errorf("pattern is not a valid glob")
+					}
+				}
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_list", a.err)
+				}
+				l, err := fsys.List(ctx, p, opts)
+				if err != nil {
+					return failure(err)
+				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s: %d entries", l.Path, len(l.Entries))
+				if l.Truncated {
+					b.WriteString(" (truncated)")
+				}
+				for _, e := range l.Entries {
+					b.WriteString("\n")
+					b.WriteString(describe(e))
+				}
+				return success(b.String(), l)
+			},
+		},
+		{
+			name:        "afs_stat",
+			description: "Describe a path: kind, size, modification time, the operations its provider implements (capabilities) and the caller's access.",
+			anonymous:   true,
+			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path")
+				p := a.str("path", true)
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_stat", a.err)
+				}
+				st, err := fsys.Stat(ctx, p)
+				if err != nil {
+					return failure(err)
+				}
+				acc := accessOf(ctx, st.Network)
+				text := fmt.Sprintf("%s\ncapabilities: %s\ncaller: %s\nopen to network clients: %s",
+					describe(st.Entry), strings.Join(opNames(st.Capabilities), " "), acc.Caller, strings.Join(opNames(st.Network), " "))
+				return success(text, struct {
+					afs.Status
+					Access access `json:"access"`
+				}{st, acc})
+			},
+		},
+		{
+			name:        "afs_read",
+			description: "Read a file.",
+			anonymous:   true,
+			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path")
+				p := a.str("path", true)
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_read", a.err)
+				}
+				e, data, err := fsys.Read(ctx, p)
+				if err != nil {
+					return failure(err)
+				}
+				// Text goes back as is; anything else as base64, which a
+				// text content can carry without loss.
+				r := readResult{Entry: e, Encoding: "utf-8"}
+				text := string(data)
+				if !utf8.Valid(data) {
+					r.Encoding = "base64"
+					text = base64.StdEncoding.EncodeToString(data)
+				}
+				return success(text, r)
+			},
+		},
+		{
+			name:        "afs_search",
+			description: "Search the names and text of the files beneath a path for a string, case-insensitively.",
+			anonymous:   true,
+			schema: `{"type":"object","properties":{` + pathProperty + `,` +
+				`"query":{"type":"string","minLength":1,"description":"Text to look for"}},"required":["path","query"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path", "query")
+				p := a.str("path", true)
+				q := a.str("query", true)
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_search", a.err)
+				}
+				res, err := fsys.Search(ctx, p, q, afs.DefaultSearchLimit)
+				if err != nil {
+					return failure(err)
+				}
+				var b strings.Builder
+				fmt.Fprintf(&b, "%d matches for %q under %s", len(res.Matches), res.Query, res.Path)
+				if res.Truncated {
+					b.WriteString(" (truncated)")
+				}
+				for _, m := range res.Matches {
+					if m.Line > 0 {
+						fmt.Fprintf(&b, "\n%s:%d: %s", m.Path, m.Line, m.Text)
+					} else {
+						fmt.Fprintf(&b, "\n%s (name)", m.Path)
+					}
+				}
+				return success(b.String(), res)
+			},
+		},
+		{
+			name:        "afs_explain",
+			description: "Explain in plain language which mount, provider and policy rule decide a path.",
+			anonymous:   true,
+			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path")
+				p := a.str("path", true)
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_explain", a.err)
+				}
+				ex, err := fsys.Explain(ctx, p)
+				if err != nil {
+					return failure(err)
+				}
+				return success(ex.Text, ex)
+			},
+		},
+		{
+			name:        "afs_write",
+			description: "Write a file (needs a credential). Mode overwrite (default) replaces it, append adds to it, create refuses an existing file.",
+			schema: `{"type":"object","properties":{` + pathProperty + `,` +
+				`"content":{"type":"string","description":"Text to write"},` +
+				`"mode":{"type":"string","enum":["overwrite","append","create"],"description":"Default overwrite"}},` +
+				`"required":["path","content"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path", "content", "mode")
+				p := a.str("path", true)
+				content := a.str("content", false)
+				if _, ok := a.present("content"); !ok && a.err == nil {
+					a.err = fmt.Errorf("content is required")
+				}
+				mode := afs.WriteMode(a.oneOf("mode", string(afs.Overwrite), string(afs.Append), string(afs.Create)))
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_write", a.err)
+				}
+				e, err := fsys.Write(ctx, p, []byte(content), mode)
+				if err != nil {
+					return failure(err)
+				}
+				return success(fmt.Sprintf("Wrote %d bytes to %s (mode %s); the file is now %d bytes", len(content), e.Path, mode, e.Size), e)
+			},
+		},
+		{
+			name:        "afs_delete",
+			description: "Delete a file or an empty directory (needs a credential).",
+			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path")
+				p := a.str("path", true)
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_delete", a.err)
+				}
+				if err := fsys.Delete(ctx, p); err != nil {
+					return failure(err)
+				}
+				c, _ := afs.Canonical(p)
+				return success("Deleted "+c, map[string]any{"path": c, "deleted": true})
+			},
+		},
+		{
+			name:        "afs_exec",
+			description: "Run a path with arguments (needs a credential and a provider that implements exec).",
+			schema: `{"type":"object","properties":{` + pathProperty + `,` +
+				`"args":{"type":"array","items":{"type":"string"}}},"required":["path"],"additionalProperties":false}`,
+			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
+				a := parseArgs(raw, "path", "args")
+				p := a.str("path", true)
+				argv := a.strs("args")
+				if a.err != nil {
+					return invalidArguments(invalidAFS, "afs_exec", a.err)
+				}
+				out, err := fsys.Exec(ctx, p, argv)
+				if err != nil {
+					return failure(err)
+				}
+				return success(out, nil)
+			},
+		},
+	}
+}
+
+// readResult is afs_read's structured content: the content itself is the
+// text content, not repeated here.
+type readResult struct {
+	afs.Entry
+	Encoding string `json:"encoding"`
+}
+
+// access is afs_stat's account of the caller: who the credential says it is,
+// and what gate 3 opens to it, which is the same for every network client
+// (source 5.7), so the role is reported but never changes the list.
+type access struct {
+	Caller  string          `json:"caller"`
+	Network []afs.Operation `json:"network"`
+}
+
+func accessOf(ctx context.Context, network []afs.Operation) access {
+	c := caller.FromContext(ctx)
+	who := "anonymous"
+	if !c.Anonymous() {
+		who = c.Role
+	}
+	return access{Caller: who, Network: network}
+}
+
+func describe(e afs.Entry) string {
+	if e.Kind == afs.KindDirectory {
+		return fmt.Sprintf("directory %s", e.Path)
+	}
+	return fmt.Sprintf("file %s (%d bytes, modified %s)", e.Path, e.Size, e.Modified.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+func opNames(ops []afs.Operation) []string {
+	out := make([]string, len(ops))
+	for i, op := range ops {
+		out[i] = string(op)
+	}
+	return out
+}

@@ -1,0 +1,95 @@
+// Package tools is the reference host's MCP server: the afs_* tools over the
+// agent file system, the content tools when collections are declared, and
+// the SDK's streamable HTTP handler that serves them.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/content"
+)
+
+// tool is one tool: what tools/list shows, whether anonymous callers may use
+// it (PRODUCT 6), and its handler.
+type tool struct {
+	name        string
+	description string
+	anonymous   bool
+	schema      string
+	handle      func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
+}
+
+// Server holds the tools and the MCP server that lists and calls them.
+type Server struct {
+	mcp   *mcp.Server
+	tools []tool
+}
+
+// Info names the server in the initialize result.
+type Info struct {
+	Name    string
+	Version string
+}
+
+// New returns the server for fsys. lib may be nil: the content tools are
+// listed only when collections are declared (source 1, 7.5 step 2).
+func New(info Info, fsys *afs.FS, lib *content.Library) *Server {
+	s := &Server{tools: afsTools(fsys)}
+	if lib != nil && len(lib.Names()) > 0 {
+		s.tools = append(s.tools, contentTools(lib)...)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: info.Name, Version: info.Version}, &mcp.ServerOptions{
+		// Source 4 names resources/list and prompts/list as methods of the
+		// endpoint; declaring the capabilities makes them answer empty lists
+		// rather than "method not found". No list changes: the host is
+		// stateless, so there is no session to notify.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+	})
+	for _, t := range s.tools {
+		s.mcp.AddTool(&mcp.Tool{
+			Name:        t.name,
+			Description: t.description,
+			InputSchema: json.RawMessage(t.schema),
+		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return t.handle(ctx, req.Params.Arguments), nil
+		})
+	}
+	return s
+}
+
+// Anonymous returns the names of the tools a caller without a credential
+// may call, in the order tools/list shows them: the gate's allowlist.
+func (s *Server) Anonymous() []string { return s.names(true) }
+
+// Authenticated returns the names of the tools that need a credential.
+func (s *Server) Authenticated() []string { return s.names(false) }
+
+func (s *Server) names(anonymous bool) []string {
+	out := []string{}
+	for _, t := range s.tools {
+		if t.anonymous == anonymous {
+			out = append(out, t.name)
+		}
+	}
+	return out
+}
+
+// Handler serves MCP over streamable HTTP, stateless with JSON replies
+// (PRODUCT 6): no session id, and no initialize required before a call,
+// while clients that do initialise work as usual.
+func (s *Server) Handler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:    true,
+		JSONResponse: true,
+	})
+	return acceptJSON(h)
+}
