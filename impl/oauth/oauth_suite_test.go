@@ -43,8 +43,8 @@ type host struct {
 	opts   oauth.Options
 }
 
-// newHost starts an instance with a fresh data directory; opts may override
-// the rate-limit settings.
+// newHost starts an instance with a fresh data directory and, unless opts
+// names another clock, the manual clock h.clock.
 func newHost(opts ...oauth.Options) *host {
 	h := &host{dir: GinkgoT().TempDir(), clock: clock.NewManual(epoch)}
 	if len(opts) > 0 {
@@ -66,7 +66,10 @@ func (h *host) open() {
 	h.store, err = store.Open(filepath.Join(h.dir, "host.db"))
 	Expect(err).NotTo(HaveOccurred())
 	o := h.opts
-	o.Store, o.Clock = h.store, h.clock
+	o.Store = h.store
+	if o.Clock == nil {
+		o.Clock = h.clock
+	}
 	h.server, err = oauth.New(o)
 	Expect(err).NotTo(HaveOccurred())
 	h.mux = http.NewServeMux()

@@ -1,0 +1,101 @@
+package oauth_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"golang.org/x/oauth2"
+
+	"github.com/conform-mcp/conform/impl/clock"
+	"github.com/conform-mcp/conform/impl/oauth"
+)
+
+// chromiumPath is where Debian's chromium package installs the browser; CI
+// installs it with apt. CONFORM_CHROMIUM overrides it on other systems.
+func chromiumPath() string {
+	if p := os.Getenv("CONFORM_CHROMIUM"); p != "" {
+		return p
+	}
+	return "/usr/bin/chromium"
+}
+
+// A person in a real browser opens the verification URI, types the user code
+// and approves, while the device polls with golang.org/x/oauth2. Without a
+// browser this fails: a consent page nobody has clicked is not tested.
+var _ = Describe("Device consent in a real browser", Label("browser"), func() {
+	It("lets a person type the code and approve, and the polling device gets its credential", func(sctx SpecContext) {
+		path := chromiumPath()
+		if _, err := os.Stat(path); err != nil {
+			Fail("the browser test needs chromium at " + path +
+				" (install Debian's chromium package, or set CONFORM_CHROMIUM to a Chromium binary): " + err.Error())
+		}
+
+		h := newHost(oauth.Options{Clock: clock.System{}})
+		cfg := &oauth2.Config{ClientID: h.register(), Endpoint: oauth2.Endpoint{
+			DeviceAuthURL: h.url("/oauth/device_authorization"),
+			TokenURL:      h.url("/oauth/token"),
+			AuthStyle:     oauth2.AuthStyleInParams,
+		}}
+		da, err := cfg.DeviceAuth(sctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		type result struct {
+			tok *oauth2.Token
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			tok, err := cfg.DeviceAccessToken(sctx, da)
+			done <- result{tok, err}
+		}()
+
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Context(sctx),
+			chromedp.ExecPath(path),
+			chromedp.Headless,
+			chromedp.NoSandbox,
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.Flag("disable-quic", true),
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-dev-shm-usage", true),
+			chromedp.UserDataDir(GinkgoT().TempDir()),
+		)
+		defer cancelAlloc()
+		browser, cancelBrowser := chromedp.NewContext(allocCtx)
+		defer cancelBrowser()
+
+		Expect(chromedp.Do(browser,
+			chromedp.Navigate(da.VerificationURI),
+			chromedp.WaitVisible(chromedp.ID("user_code")),
+			chromedp.SendKeys(chromedp.ID("user_code"), strings.ToLower(da.UserCode)),
+			chromedp.Click(chromedp.ID("continue")),
+			chromedp.WaitVisible(chromedp.ID("approve")),
+		)).To(Succeed())
+		shownClient, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("client_id")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(chromedp.Do(browser,
+			chromedp.SetValue(chromedp.ID("role"), "admin"),
+			chromedp.Click(chromedp.ID("approve")),
+			chromedp.WaitVisible(chromedp.ID("message")),
+		)).To(Succeed())
+		message, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("message")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(shownClient).To(Equal(cfg.ClientID))
+		Expect(message).To(ContainSubstring("approved"))
+
+		var got result
+		Eventually(done).WithTimeout(30 * time.Second).Should(Receive(&got))
+		Expect(got.err).NotTo(HaveOccurred())
+		c, err := h.server.Verify(sctx, got.tok.AccessToken)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(c.ClientID).To(Equal(cfg.ClientID))
+		Expect(c.Role).To(Equal("admin"))
+	}, SpecTimeout(2*time.Minute))
+})
