@@ -352,7 +352,10 @@ func (st *State) remember(name string) error {
 }
 
 // sameAs compares two replies as the source 7.2 says a 401 is the same for
-// every cause: status, challenge and body.
+// every cause: status, challenge and body. Of the challenge, source 7.2 fixes
+// only the Bearer scheme and resource_metadata; RFC 6750 section 3.1 lets a
+// host add error="invalid_token" when it rejects a token, so only what the
+// source fixes is compared.
 func (st *State) sameAs(name string) error {
 	if err := st.needReply(); err != nil {
 		return err
@@ -365,12 +368,25 @@ func (st *State) sameAs(name string) error {
 	switch {
 	case a.Status != b.Status:
 		return st.depart("status compared with "+name, a.Status, b.Status, a.Last(), b.Last())
-	case a.Header.Get("WWW-Authenticate") != b.Header.Get("WWW-Authenticate"):
-		return st.depart("challenge compared with "+name, fmt.Sprintf("%q", a.Header.Get("WWW-Authenticate")), fmt.Sprintf("%q", b.Header.Get("WWW-Authenticate")), a.Last(), b.Last())
+	case resourceMetadata(a) != resourceMetadata(b):
+		return st.depart("challenge compared with "+name, fmt.Sprintf("a Bearer challenge with resource_metadata=%q", resourceMetadata(a)), fmt.Sprintf("%q", b.Header.Get("WWW-Authenticate")), a.Last(), b.Last())
 	case !bytes.Equal(bytes.TrimSpace(a.Body), bytes.TrimSpace(b.Body)):
 		return st.depart("body compared with "+name, abbreviate(string(a.Body)), abbreviate(string(b.Body)), a.Last(), b.Last())
 	}
 	return nil
+}
+
+// resourceMetadata returns the resource_metadata of the reply's Bearer
+// challenge, or "" when it has none.
+func resourceMetadata(r *mcpclient.Reply) string {
+	for _, v := range r.Header.Values("WWW-Authenticate") {
+		for _, c := range parseChallenges(v) {
+			if m, ok := c.params["resource_metadata"]; ok && strings.EqualFold(c.scheme, "Bearer") {
+				return m
+			}
+		}
+	}
+	return ""
 }
 
 // toolResult decodes the last reply as a tools/call result. Source 7.1: a 200
