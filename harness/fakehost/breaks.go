@@ -1,0 +1,103 @@
+package fakehost
+
+// Break names one departure from the source document. Each breaks a single
+// requirement (named in its comment) and nothing else the host does.
+type Break string
+
+// The departures on the MCP side.
+const (
+	// ChallengeMissing sends the 401 without WWW-Authenticate (T401-2).
+	ChallengeMissing Break = "challenge-missing"
+	// ChallengeWithoutResourceMetadata sends a Bearer challenge with no
+	// resource_metadata parameter (T401-2).
+	ChallengeWithoutResourceMetadata Break = "challenge-without-resource-metadata"
+	// ChallengeWrongResourceMetadata points resource_metadata at the
+	// authorization server metadata instead of the protected resource (T401-2).
+	ChallengeWrongResourceMetadata Break = "challenge-wrong-resource-metadata"
+	// BodyNotUnauthorized answers 401 with error "invalid_token" (T401-3).
+	BodyNotUnauthorized Break = "body-not-unauthorized"
+	// BodyDiffersByCause adds an error_description naming the cause to every
+	// 401 but the anonymous privileged call's (T401-4).
+	BodyDiffersByCause Break = "body-differs-by-cause"
+	// BodyNotJSON serves the 401 body as text/plain (T401-8, a SHOULD).
+	BodyNotJSON Break = "body-not-json"
+	// RefusalCarriesResult answers a gate refusal with a JSON-RPC result
+	// instead of the bare 401 body (SHAPE-1).
+	RefusalCarriesResult Break = "refusal-carries-result"
+	// UnknownToolNotFound looks an anonymous caller's tool name up before the
+	// allowlist and answers an unknown one 404, leaking which names exist (AUTH-5).
+	UnknownToolNotFound Break = "unknown-tool-404"
+	// UnknownToolAnswered looks an anonymous caller's tool name up before the
+	// allowlist and answers an unknown one 200 with a JSON-RPC error (AUTH-5).
+	UnknownToolAnswered Break = "unknown-tool-200"
+	// AnonymousPrivilegedReachesTool lets an anonymous call of the privileged
+	// tool through the method allowlist (T401-5).
+	AnonymousPrivilegedReachesTool Break = "anonymous-privileged-reaches-tool"
+	// OffAllowlistAllowed lets anonymous methods off the allowlist through
+	// to dispatch (T401-6).
+	OffAllowlistAllowed Break = "off-allowlist-allowed"
+	// PromptsListRefused refuses an anonymous prompts/list, which is on the
+	// allowlist (AUTH-3).
+	PromptsListRefused Break = "prompts-list-refused"
+	// PeerCredentialAccepted accepts the peer instance's credential (AUTH-2).
+	PeerCredentialAccepted Break = "peer-credential-accepted"
+	// UnknownCredentialAccepted accepts any non-empty bearer token (T401-7).
+	UnknownCredentialAccepted Break = "unknown-credential-accepted"
+	// MalformedCredentialAnonymous treats an Authorization header it cannot
+	// read (no token, another scheme) as no header at all (T401-7).
+	MalformedCredentialAnonymous Break = "malformed-credential-anonymous"
+	// ClosedPathNotError answers gate 3 refusals with the right text but
+	// isError false (SHAPE-2).
+	ClosedPathNotError Break = "closed-path-not-error"
+	// ForbiddenWriteText alters the AFS_FORBIDDEN explanation of write (AFS-1).
+	ForbiddenWriteText Break = "forbidden-write-text"
+	// ForbiddenReadText alters the AFS_FORBIDDEN explanation of read (AFS-2).
+	ForbiddenReadText Break = "forbidden-read-text"
+	// ForbiddenListText alters the AFS_FORBIDDEN explanation of list (AFS-3).
+	ForbiddenListText Break = "forbidden-list-text"
+	// ForbiddenStatText alters the AFS_FORBIDDEN explanation of stat (AFS-4).
+	ForbiddenStatText Break = "forbidden-stat-text"
+	// NotFoundText alters the AFS_NOT_FOUND text (AFS-6).
+	NotFoundText Break = "not-found-text"
+	// OwnerBypassesPathPolicy lets the owner's credential open every path
+	// (AUTH-7).
+	OwnerBypassesPathPolicy Break = "owner-bypasses-path-policy"
+	// NetworkReadIgnored does not honour the networkRead rule on /public
+	// (SVC-6).
+	NetworkReadIgnored Break = "network-read-ignored"
+	// OverlayWriteForbidden does not let the resolver overlay open writes
+	// (SVC-6, seen as AUTH-1's privileged write failing).
+	OverlayWriteForbidden Break = "overlay-write-forbidden"
+	// ContentToolsWithoutCollections lists the content tools although no
+	// collections are declared (SVC-5).
+	ContentToolsWithoutCollections Break = "content-tools-without-collections"
+	// CapabilitiesMissing leaves the capabilities list out of afs_stat (SVC-4).
+	CapabilitiesMissing Break = "capabilities-missing"
+	// CapabilitiesListUnsupported lists write among the capabilities of the
+	// read-only provider, which refuses it (DIAG-5).
+	CapabilitiesListUnsupported Break = "capabilities-list-unsupported"
+	// ListingOmitsChild lists /public without its child (SVC-3).
+	ListingOmitsChild Break = "listing-omits-child"
+	// ListingNamesMissing lists a child of /public that reading calls
+	// missing (AFS-8).
+	ListingNamesMissing Break = "listing-names-missing"
+	// Gate4TextWithoutPath leaves the path out of the gate 4 error (RES-3).
+	Gate4TextWithoutPath Break = "gate4-text-without-path"
+	// ToolsListFails answers tools/list with HTTP 500 (SVC-2, DIAG-1).
+	ToolsListFails Break = "tools-list-fails"
+)
+
+// MCPBreaks returns every MCP-side departure, in the order declared.
+func MCPBreaks() []Break {
+	return []Break{
+		ChallengeMissing, ChallengeWithoutResourceMetadata, ChallengeWrongResourceMetadata,
+		BodyNotUnauthorized, BodyDiffersByCause, BodyNotJSON, RefusalCarriesResult,
+		UnknownToolNotFound, UnknownToolAnswered, AnonymousPrivilegedReachesTool,
+		OffAllowlistAllowed, PromptsListRefused, PeerCredentialAccepted,
+		UnknownCredentialAccepted, MalformedCredentialAnonymous, ClosedPathNotError,
+		ForbiddenWriteText, ForbiddenReadText, ForbiddenListText, ForbiddenStatText,
+		NotFoundText, OwnerBypassesPathPolicy, NetworkReadIgnored, OverlayWriteForbidden,
+		ContentToolsWithoutCollections, CapabilitiesMissing, CapabilitiesListUnsupported,
+		ListingOmitsChild, ListingNamesMissing, Gate4TextWithoutPath, ToolsListFails,
+	}
+}
