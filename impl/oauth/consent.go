@@ -22,6 +22,11 @@ import (
 //	result page:      #message
 //
 // The consent form posts user_code (device flow), role, action and csrf.
+// Each hidden field is written exactly as
+// <input type="hidden" name="NAME" value="VALUE">, so a program can approve a
+// device code without a browser: GET {base}/oauth/device?user_code=CODE, copy
+// the hidden fields (user_code, csrf), and POST them as a form to
+// {base}/oauth/device with role=owner and action=approve.
 //
 //go:embed consent.html
 var consentHTML string
