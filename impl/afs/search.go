@@ -12,7 +12,6 @@ import (
 // Bounds of a search.
 const (
 	DefaultSearchLimit = 100
-	MaxSearchLimit     = 1000
 	// maxSearchDepth stops a walk through a deep tree.
 	maxSearchDepth = MaxListDepth
 	// maxSearchLine is how much of a matching line a result carries.

@@ -66,9 +66,6 @@ type Collection struct {
 //go:embed default.yaml
 var defaultYAML []byte
 
-// DefaultYAML returns the embedded default configuration file.
-func DefaultYAML() []byte { return bytes.Clone(defaultYAML) }
-
 // Default returns the embedded default configuration.
 func Default() (Config, error) { return Parse(defaultYAML, "default.yaml") }
 

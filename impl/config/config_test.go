@@ -27,7 +27,6 @@ var _ = Describe("Config", func() {
 		Expect(byPath["/overlay/readonly"].Overlay).To(BeTrue())
 		Expect(byPath["/overlay/readonly"].ReadOnly).To(BeTrue())
 		Expect(byPath["/overlay/readonly"].Files).To(HaveKey("about.md"))
-		Expect(config.DefaultYAML()).To(ContainSubstring("networkRead:"))
 	})
 
 	It("loads a file with collections and a public URL", func() {

@@ -51,11 +51,13 @@ type Item struct {
 	Size       int64  `json:"size"`
 }
 
-// Hit is one search match in an item.
+// Hit is one search match in an item: its name (Line 0) or one of its lines.
 type Hit struct {
-	Item
-	Line int    `json:"line,omitempty"`
-	Text string `json:"text"`
+	Collection string `json:"collection"`
+	ID         string `json:"id"`
+	Path       string `json:"path"`
+	Line       int    `json:"line,omitempty"`
+	Text       string `json:"text"`
 }
 
 // Error is a content failure that is not the file system's.
@@ -129,7 +131,8 @@ func (l *Library) Search(ctx context.Context, query, collection string) ([]Hit, 
 			return nil, err
 		}
 		for _, m := range res.Matches {
-			hits = append(hits, Hit{Item: itemOf(c, afs.Entry{Path: m.Path}), Line: m.Line, Text: m.Text})
+			it := itemOf(c, afs.Entry{Path: m.Path})
+			hits = append(hits, Hit{Collection: it.Collection, ID: it.ID, Path: it.Path, Line: m.Line, Text: m.Text})
 		}
 	}
 	return hits, nil
