@@ -53,6 +53,8 @@ type Suite struct {
 	Announce func(what string, d time.Duration)
 	MCP      *mcpclient.Client
 	OAuth    *oauthclient.Client
+	// clients is the client registered once per run (source 7.3).
+	clients clientCache
 }
 
 // NewSuite prepares the shared clients for a target.
@@ -83,6 +85,8 @@ type State struct {
 	remembered map[string]*mcpclient.Reply
 	// vars are values learned during the scenario ({client_id}, {device_code}, ...).
 	vars map[string]string
+	// flow is the scenario's progress through registration and the device grant.
+	flow oauthFlow
 }
 
 // Initializer returns godog's scenario initializer for a suite: a fresh State
@@ -105,6 +109,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		})
 		st.registerMCP(sc)
 		st.registerTime(sc)
+		st.registerOAuth(sc)
 	}
 }
 
@@ -172,7 +177,7 @@ func (st *State) lookup(key string) (string, bool) {
 
 // secrets are the credentials this scenario may show; masked in every message.
 func (st *State) secrets() []string {
-	return []string{st.Target.Credential, st.Target.PeerCredential, strings.TrimPrefix(st.auth, "Bearer ")}
+	return append([]string{st.Target.Credential, st.Target.PeerCredential, strings.TrimPrefix(st.auth, "Bearer ")}, st.flow.secrets()...)
 }
 
 // depart builds a departure from the last exchanges, with the scenario's secrets masked.

@@ -1,0 +1,70 @@
+# Source sections 3 and 8: time rules and limits in time.
+Feature: 3 Time windows
+  A device code is valid for a five-minute window; after that the token
+  endpoint rejects it as invalid_grant, "Invalid or expired device_code". A
+  client registration never used in a completed authorization is removed
+  after seven days, and the client must register again. A credential from the
+  device grant has no expiry.
+
+  Against the in-process reference host the suite moves the host's clock, so
+  each window is checked just before and just after its end. Against another
+  host the five-minute window is waited in real time when the profile allows
+  it (slow: true); the seven-day and thirty-day checks need the host's clock.
+
+  @TIME-1 @OAUTH-4 @needs-time
+  Scenario: A device code is still accepted just inside its five-minute window
+    Given a registered client
+    And a device authorization for the registered client
+    When 4 minutes and 59 seconds pass on the host's clock
+    And the client polls the token endpoint
+    Then the OAuth error is not "invalid_grant"
+
+  @TIME-1 @OAUTH-4 @OAUTH-1 @needs-time
+  Scenario: A device code is rejected as invalid_grant just after its five-minute window
+    Given a registered client
+    And a device authorization for the registered client
+    When 5 minutes and 1 second pass on the host's clock
+    And the client polls the token endpoint
+    Then the OAuth reply is HTTP 400 with error "invalid_grant" and description "Invalid or expired device_code"
+
+  @TIME-2 @needs-clock
+  Scenario: An unused registration still works just before seven days
+    Given a newly registered client
+    When 6 days 23 hours 59 minutes and 59 seconds pass on the host's clock
+    And the client asks for a device authorization
+    Then the device authorization succeeds
+
+  @TIME-2 @needs-clock
+  Scenario: An unused registration is removed after seven days and the client registers again
+    Given a newly registered client
+    When 7 days and 1 second pass on the host's clock
+    And the client asks for a device authorization
+    Then the device authorization is refused
+    When a client registers with redirect_uris ["http://127.0.0.1:8765/callback"]
+    Then the registration succeeds with a client_id
+    When the client asks for a device authorization
+    Then the device authorization succeeds
+
+  @TIME-2 @needs-clock @needs-approval
+  Scenario: A registration used in a completed authorization is kept after seven days
+    Given a newly registered client
+    And a device authorization for the registered client
+    And the sign-in is approved
+    When the client polls the token endpoint
+    Then the token response carries an access_token and neither expires_in nor refresh_token
+    When 7 days and 1 second pass on the host's clock
+    And the client asks for a device authorization
+    Then the device authorization succeeds
+
+  @TIME-3 @RES-2 @needs-clock @needs-approval
+  Scenario: A credential from the device grant still works after thirty days
+    Given a newly registered client
+    And a device authorization for the registered client
+    And the sign-in is approved
+    When the client polls the token endpoint
+    Then the token response carries an access_token and neither expires_in nor refresh_token
+    Given a caller with the credential just issued
+    When 30 days pass on the host's clock
+    And the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 200
+    And the tool result is not an error
