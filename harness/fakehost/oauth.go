@@ -1,0 +1,445 @@
+package fakehost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// OAuthBreak names one departure of the fake's authorization surface. Each
+// breaks a single requirement (named in its comment) and nothing else.
+type OAuthBreak string
+
+// The departures on the OAuth side.
+const (
+	// MissingURIsWrongCode answers a registration without redirect_uris
+	// with invalid_client_metadata (OAUTH-2).
+	MissingURIsWrongCode OAuthBreak = "missing-uris-wrong-code"
+	// MissingURIsWrongDescription answers it with another description (OAUTH-2).
+	MissingURIsWrongDescription OAuthBreak = "missing-uris-wrong-description"
+	// AcceptsFTP registers ftp: redirect URIs (OAUTH-3, EP-6).
+	AcceptsFTP OAuthBreak = "accepts-ftp"
+	// RejectsIPv6Loopback refuses http://[::1] redirect URIs (EP-6).
+	RejectsIPv6Loopback OAuthBreak = "rejects-ipv6-loopback"
+	// UnknownDeviceCode401 answers an unknown device_code with HTTP 401 (OAUTH-1, OAUTH-4).
+	UnknownDeviceCode401 OAuthBreak = "unknown-device-code-401"
+	// UnknownDeviceCodeDescription answers it with another description (OAUTH-4).
+	UnknownDeviceCodeDescription OAuthBreak = "unknown-device-code-description"
+	// WindowTooLong keeps device codes for ten minutes (TIME-1).
+	WindowTooLong OAuthBreak = "window-too-long"
+	// WindowTooShort keeps device codes for three minutes (TIME-1).
+	WindowTooShort OAuthBreak = "window-too-short"
+	// UnsupportedGrantInvalidGrant answers other grant types with invalid_grant (OAUTH-5).
+	UnsupportedGrantInvalidGrant OAuthBreak = "unsupported-grant-invalid-grant"
+	// ErrorsAsHTML answers every authorization-flow failure with an HTML
+	// page and HTTP 500, as a crashing framework would (OAUTH-1).
+	ErrorsAsHTML OAuthBreak = "errors-as-html"
+	// ErrorsAsText serves the right error bodies as text/plain (OAUTH-8, a SHOULD).
+	ErrorsAsText OAuthBreak = "errors-as-text"
+	// RefreshTokenIssued adds a refresh_token to the device grant's answer (RES-2).
+	RefreshTokenIssued OAuthBreak = "refresh-token-issued"
+	// ExpiresInIssued adds expires_in to the device grant's answer (RES-2).
+	ExpiresInIssued OAuthBreak = "expires-in-issued"
+	// NeverThrottled accepts every registration (OAUTH-6).
+	NeverThrottled OAuthBreak = "never-throttled"
+	// UnusedRegistrationsKept never removes unused registrations (TIME-2).
+	UnusedRegistrationsKept OAuthBreak = "unused-registrations-kept"
+	// UsedRegistrationsRemoved removes every registration after seven days,
+	// used or not (TIME-2).
+	UsedRegistrationsRemoved OAuthBreak = "used-registrations-removed"
+)
+
+// OAuthBreaks returns every OAuth-side departure, in the order declared.
+func OAuthBreaks() []OAuthBreak {
+	return []OAuthBreak{
+		MissingURIsWrongCode, MissingURIsWrongDescription, AcceptsFTP, RejectsIPv6Loopback,
+		UnknownDeviceCode401, UnknownDeviceCodeDescription, WindowTooLong, WindowTooShort,
+		UnsupportedGrantInvalidGrant, ErrorsAsHTML, ErrorsAsText, RefreshTokenIssued,
+		ExpiresInIssued, NeverThrottled, UnusedRegistrationsKept, UsedRegistrationsRemoved,
+	}
+}
+
+// Time rules of source sections 3 and 8.
+const (
+	deviceWindow     = 5 * time.Minute
+	unusedLifetime   = 7 * 24 * time.Hour
+	throttleWindow   = time.Hour
+	defaultRegLimit  = 25
+	defaultInterval  = 5
+	deviceGrantURN   = "urn:ietf:params:oauth:grant-type:device_code"
+	unsupportedGrant = "Supported grant types: refresh_token, authorization_code and device_code"
+	badRedirectURI   = "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
+)
+
+// ManualClock is a clock that moves only when told; it satisfies the
+// harness's target.Clock, so the suite steps across each window exactly.
+type ManualClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// NewManualClock returns a clock standing at start.
+func NewManualClock(start time.Time) *ManualClock { return &ManualClock{now: start} }
+
+// Now returns the clock's time.
+func (c *ManualClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock forward by d.
+func (c *ManualClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// OAuthOptions configure the fake's authorization surface.
+type OAuthOptions struct {
+	// Credential is what the device grant issues: a credential the MCP side
+	// of the same instance accepts (Host.Credential).
+	Credential string
+	// Clock is the time source; the wall clock when nil.
+	Clock interface{ Now() time.Time }
+	// RegistrationLimit is how many registrations one address may make per
+	// hour; 25 when 0.
+	RegistrationLimit int
+	// Interval is the device flow's polling interval in seconds (RFC 8628
+	// section 3.2); 5 when 0.
+	Interval int
+	// Breaks are the departures to make.
+	Breaks []OAuthBreak
+}
+
+// OAuth is the fake's authorization surface: registration (RFC 7591),
+// device authorization and token (RFC 8628, RFC 6749), and the protected
+// resource metadata (RFC 9728). It is safe for concurrent use.
+type OAuth struct {
+	opts OAuthOptions
+
+	mu      sync.Mutex
+	clients map[string]*fakeClient
+	devices map[string]*fakeDevice
+	// registrations are the times each address registered, for the limit.
+	registrations map[string][]time.Time
+	seq           int
+}
+
+type fakeClient struct {
+	created    time.Time
+	authorized bool
+}
+
+type fakeDevice struct {
+	clientID, userCode string
+	issued             time.Time
+	approved           bool
+	lastPoll           time.Time
+	interval           time.Duration
+}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time { return time.Now() }
+
+// NewOAuth returns the fake's authorization surface; mount it with Mount.
+func NewOAuth(opts OAuthOptions) *OAuth {
+	if opts.Clock == nil {
+		opts.Clock = wallClock{}
+	}
+	if opts.RegistrationLimit <= 0 {
+		opts.RegistrationLimit = defaultRegLimit
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = defaultInterval
+	}
+	return &OAuth{
+		opts:          opts,
+		clients:       map[string]*fakeClient{},
+		devices:       map[string]*fakeDevice{},
+		registrations: map[string][]time.Time{},
+	}
+}
+
+// Mount serves the authorization endpoints at the default profile's paths on
+// mux (a Host's Mux).
+func (o *OAuth) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("POST /oauth/register", o.register)
+	mux.HandleFunc("POST /oauth/device_authorization", o.deviceAuthorization)
+	mux.HandleFunc("POST /oauth/token", o.token)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource", o.resourceMetadata)
+}
+
+func (o *OAuth) broken(b OAuthBreak) bool { return slices.Contains(o.opts.Breaks, b) }
+
+// Approve records the person's consent for a user code, standing in for the
+// verification page; it has the harness's target.Approver signature.
+func (o *OAuth) Approve(_ context.Context, userCode string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, d := range o.devices {
+		if d.userCode == userCode {
+			d.approved = true
+			return nil
+		}
+	}
+	return fmt.Errorf("no pending device authorization with user code %q", userCode)
+}
+
+// fail writes an authorization-flow failure (source 7.3: HTTP 400, an
+// RFC 6749 section 5.2 body), or the break's departure from it.
+func (o *OAuth) fail(w http.ResponseWriter, status int, code, description string) {
+	switch {
+	case o.broken(ErrorsAsHTML):
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprintf(w, "<html><body><h1>Error</h1><p>%s</p></body></html>\n", code)
+		return
+	case o.broken(ErrorsAsText):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	default:
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": code, "error_description": description})
+}
+
+func writeJSONAnswer(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// sweep removes registrations never used in a completed authorization once
+// seven days have passed (source 3). Called with o.mu held.
+func (o *OAuth) sweep(now time.Time) {
+	if o.broken(UnusedRegistrationsKept) {
+		return
+	}
+	for id, c := range o.clients {
+		if (!c.authorized || o.broken(UsedRegistrationsRemoved)) && now.Sub(c.created) > unusedLifetime {
+			delete(o.clients, id)
+		}
+	}
+}
+
+func (o *OAuth) nextID(prefix string) string {
+	o.seq++
+	return fmt.Sprintf("%s-%d-%s", prefix, o.seq, token()[len("fake-"):])
+}
+
+// register is POST /oauth/register (source 4, 7.3; RFC 7591 section 3).
+func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil || json.Unmarshal(raw, &body) != nil {
+		o.fail(w, http.StatusBadRequest, "invalid_client_metadata", "The body is not a JSON object of client metadata")
+		return
+	}
+	if len(body.RedirectURIs) == 0 {
+		code, desc := "invalid_redirect_uri", "Missing redirect_uris"
+		if o.broken(MissingURIsWrongCode) {
+			code = "invalid_client_metadata"
+		}
+		if o.broken(MissingURIsWrongDescription) {
+			desc = "redirect_uris is required"
+		}
+		o.fail(w, http.StatusBadRequest, code, desc)
+		return
+	}
+	for _, u := range body.RedirectURIs {
+		if !o.redirectAllowed(u) {
+			o.fail(w, http.StatusBadRequest, "invalid_redirect_uri", badRedirectURI+" (refused: "+u+")")
+			return
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.opts.Clock.Now()
+	o.sweep(now)
+	addr := sourceAddress(r)
+	if !o.broken(NeverThrottled) {
+		recent := o.registrations[addr][:0]
+		for _, t := range o.registrations[addr] {
+			if now.Sub(t) < throttleWindow {
+				recent = append(recent, t)
+			}
+		}
+		o.registrations[addr] = recent
+		if len(recent) >= o.opts.RegistrationLimit {
+			w.Header().Set("Retry-After", strconv.Itoa(int((throttleWindow - now.Sub(recent[0])).Seconds())+1))
+			// The throttled answer is not shown (source 8); RFC 6585 section 4.
+			writeJSONAnswer(w, http.StatusTooManyRequests, map[string]string{
+				"error": "temporarily_unavailable", "error_description": "Registration limit reached for this address"})
+			return
+		}
+		o.registrations[addr] = append(recent, now)
+	}
+	id := o.nextID("client")
+	o.clients[id] = &fakeClient{created: now}
+	writeJSONAnswer(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs})
+}
+
+// redirectAllowed applies source section 4 rule 1: https, RFC 8252 section
+// 7.3 loopback http, or an RFC 8252 section 7.1 private-use (reverse domain)
+// scheme.
+func (o *OAuth) redirectAllowed(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	switch u.Scheme {
+	case "https":
+		return u.Host != ""
+	case "http":
+		ip := net.ParseIP(u.Hostname())
+		if ip == nil || !ip.IsLoopback() {
+			return false
+		}
+		return ip.To4() != nil || !o.broken(RejectsIPv6Loopback)
+	case "ftp":
+		return o.broken(AcceptsFTP)
+	}
+	return strings.Contains(u.Scheme, ".")
+}
+
+func sourceAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// deviceAuthorization is POST /oauth/device_authorization (RFC 8628 section
+// 3.1, 3.2); the source does not show it.
+func (o *OAuth) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		o.fail(w, http.StatusBadRequest, "invalid_request", "The body is not a form")
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.opts.Clock.Now()
+	o.sweep(now)
+	clientID := r.PostForm.Get("client_id")
+	if _, ok := o.clients[clientID]; !ok {
+		o.fail(w, http.StatusUnauthorized, "invalid_client", "Unknown client; register again")
+		return
+	}
+	code := o.nextID("device")
+	user := fmt.Sprintf("FAKE-%04d", o.seq)
+	o.devices[code] = &fakeDevice{clientID: clientID, userCode: user, issued: now, interval: time.Duration(o.opts.Interval) * time.Second}
+	verify := baseURL(r) + "/device"
+	writeJSONAnswer(w, http.StatusOK, map[string]any{
+		"device_code":               code,
+		"user_code":                 user,
+		"verification_uri":          verify,
+		"verification_uri_complete": verify + "?user_code=" + user,
+		"expires_in":                int(deviceWindow.Seconds()),
+		"interval":                  o.opts.Interval,
+	})
+}
+
+// window is how long a device code is valid: five minutes (source 3).
+func (o *OAuth) window() time.Duration {
+	switch {
+	case o.broken(WindowTooLong):
+		return 10 * time.Minute
+	case o.broken(WindowTooShort):
+		return 3 * time.Minute
+	}
+	return deviceWindow
+}
+
+// token is POST /oauth/token (source 4, 7.3; RFC 6749 section 5, RFC 8628
+// section 3.4 and 3.5).
+func (o *OAuth) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		o.fail(w, http.StatusBadRequest, "invalid_request", "The body is not a form")
+		return
+	}
+	switch grant := r.PostForm.Get("grant_type"); grant {
+	case deviceGrantURN, "device_code":
+		o.deviceToken(w, r)
+	case "authorization_code":
+		// Supported (source 4), but this fake never issues a code.
+		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown authorization code")
+	case "refresh_token":
+		// Supported (source 4), but the device grant issues no refresh token.
+		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown refresh token")
+	default:
+		if o.broken(UnsupportedGrantInvalidGrant) {
+			o.fail(w, http.StatusBadRequest, "invalid_grant", "Invalid grant")
+			return
+		}
+		o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
+	}
+}
+
+func (o *OAuth) deviceToken(w http.ResponseWriter, r *http.Request) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	now := o.opts.Clock.Now()
+	d, ok := o.devices[r.PostForm.Get("device_code")]
+	if !ok || now.Sub(d.issued) > o.window() || d.clientID != r.PostForm.Get("client_id") {
+		status, desc := http.StatusBadRequest, "Invalid or expired device_code"
+		if o.broken(UnknownDeviceCode401) {
+			status = http.StatusUnauthorized
+		}
+		if o.broken(UnknownDeviceCodeDescription) {
+			desc = "device_code not found"
+		}
+		o.fail(w, status, "invalid_grant", desc)
+		return
+	}
+	if !d.approved {
+		// RFC 8628 section 3.5: polling faster than the interval is
+		// slow_down, and the interval grows by 5 seconds.
+		tooSoon := !d.lastPoll.IsZero() && now.Sub(d.lastPoll) < d.interval
+		d.lastPoll = now
+		if tooSoon {
+			d.interval += 5 * time.Second
+			o.fail(w, http.StatusBadRequest, "slow_down", "Polling faster than the interval")
+			return
+		}
+		o.fail(w, http.StatusBadRequest, "authorization_pending", "The sign-in is not approved yet")
+		return
+	}
+	delete(o.devices, r.PostForm.Get("device_code"))
+	if c, ok := o.clients[d.clientID]; ok {
+		c.authorized = true
+	}
+	answer := map[string]any{"access_token": o.opts.Credential, "token_type": "Bearer"}
+	if o.broken(RefreshTokenIssued) {
+		answer["refresh_token"] = o.nextID("refresh")
+	}
+	if o.broken(ExpiresInIssued) {
+		answer["expires_in"] = 3600
+	}
+	writeJSONAnswer(w, http.StatusOK, answer)
+}
+
+// resourceMetadata is GET /.well-known/oauth-protected-resource (RFC 9728
+// section 3.2); the source does not show the body.
+func (o *OAuth) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	base := baseURL(r)
+	writeJSONAnswer(w, http.StatusOK, map[string]any{
+		"resource":              base + "/mcp",
+		"authorization_servers": []string{base},
+	})
+}

@@ -1,0 +1,168 @@
+package runner_test
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing/fstest"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/features"
+	"github.com/conform-mcp/conform/harness/fakehost"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// oauthFeatureFiles are the features of the authorization side, in the
+// order a run reads them (8_limits last: it spends the registration limit).
+var oauthFeatureFiles = []string{
+	"3_time_windows.feature",
+	"4_endpoints_oauth.feature",
+	"7_3_authorization_flow.feature",
+	"8_limits.feature",
+}
+
+func oauthFeatures() fs.FS {
+	m := fstest.MapFS{}
+	for _, name := range oauthFeatureFiles {
+		data, err := fs.ReadFile(features.FS, name)
+		Expect(err).NotTo(HaveOccurred())
+		m[name] = &fstest.MapFile{Data: data}
+	}
+	return m
+}
+
+// oauthFakeRun is one run of the OAuth-side features against a fake host
+// with its OAuth surface, a clock the harness moves and an approver.
+type oauthFakeRun struct {
+	host *fakehost.Host
+	run  outcome.Run
+}
+
+// runOAuthFake serves a fake host with the given departures and a peer
+// instance that accepts the credential the target must refuse.
+func runOAuthFake(breaks []fakehost.OAuthBreak, mcpBreaks ...fakehost.Break) oauthFakeRun {
+	clock := fakehost.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
+	host := fakehost.New(fakehost.MCPOptions{Breaks: mcpBreaks})
+	oa := fakehost.NewOAuth(fakehost.OAuthOptions{Credential: host.Credential(), Clock: clock, RegistrationLimit: 25, Breaks: breaks})
+	oa.Mount(host.Mux())
+	srv := httptest.NewServer(host.Handler())
+	DeferCleanup(srv.Close)
+
+	// The peer instance issued host.PeerCredential(); it accepts that
+	// credential as its own.
+	peer := fakehost.New(fakehost.MCPOptions{})
+	peerSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer "+host.PeerCredential() {
+			r.Header.Set("Authorization", "Bearer "+peer.Credential())
+		}
+		peer.Handler().ServeHTTP(w, r)
+	}))
+	DeferCleanup(peerSrv.Close)
+
+	p := profile.Default(srv.URL)
+	p.Peer = &profile.Peer{Target: peerSrv.URL}
+	p.RegistrationLimit = 40
+	t := &target.Target{
+		Profile:        p,
+		Credential:     host.Credential(),
+		PeerCredential: host.PeerCredential(),
+		Clock:          clock,
+		Approve:        oa.Approve,
+		HTTP:           &http.Client{Timeout: 10 * time.Second},
+	}
+	run, err := runner.RunFeatures(context.Background(), runner.Options{Target: t}, oauthFeatures())
+	Expect(err).NotTo(HaveOccurred())
+	return oauthFakeRun{host: host, run: run}
+}
+
+func resultOf(run outcome.Run, id string) outcome.Result {
+	for _, r := range run.Results {
+		if r.ID == id {
+			return r
+		}
+	}
+	Fail("no scenario " + id)
+	return outcome.Result{}
+}
+
+// fakeDeviceCode matches the fake's device codes, which must never show.
+var fakeDeviceCode = regexp.MustCompile(`device-\d+-[0-9a-f]{32}`)
+
+var _ = Describe("the OAuth-side features against the fake host", func() {
+	It("pass every scenario on the compliant fake", func() {
+		r := runOAuthFake(nil)
+		for _, res := range r.run.Results {
+			Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
+		}
+		Expect(r.run.Results).To(HaveLen(29))
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
+	})
+
+	const (
+		time3  = "3_time_windows.feature: "
+		ep4    = "4_endpoints_oauth.feature: "
+		flow73 = "7_3_authorization_flow.feature: "
+		lim8   = "8_limits.feature: "
+	)
+	DescribeTable("each departure fails the scenario of its requirement, showing expected, actual and a masked exchange",
+		func(brk fakehost.OAuthBreak, mcpBreak fakehost.Break, scenario string) {
+			var mcp []fakehost.Break
+			if mcpBreak != "" {
+				mcp = append(mcp, mcpBreak)
+			}
+			var breaks []fakehost.OAuthBreak
+			if brk != "" {
+				breaks = append(breaks, brk)
+			}
+			r := runOAuthFake(breaks, mcp...)
+			res := resultOf(r.run, scenario)
+			Expect(res.Status).To(Equal(outcome.Failed), "%s: %s", res.ID, res.Reason)
+			d := res.Departure
+			Expect(d.Expected).NotTo(BeEmpty())
+			Expect(d.Actual).NotTo(BeEmpty())
+			Expect(d.Exchanges).NotTo(BeEmpty())
+			shown := d.Expected + d.Actual
+			for _, ex := range d.Exchanges {
+				shown += ex.String()
+			}
+			Expect(shown).NotTo(ContainSubstring(r.host.Credential()))
+			Expect(fakeDeviceCode.FindString(shown)).To(BeEmpty())
+			for _, other := range r.run.Results {
+				Expect(other.Status).NotTo(Equal(outcome.HarnessError), "%s: %s", other.ID, other.Reason)
+			}
+		},
+		Entry("missing redirect_uris answered with another error code", fakehost.MissingURIsWrongCode, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
+		Entry("missing redirect_uris answered with another description", fakehost.MissingURIsWrongDescription, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
+		Entry("ftp: accepted", fakehost.AcceptsFTP, fakehost.Break(""), flow73+"A registration with an unsupported redirect URI is refused: ftp"),
+		Entry("[::1] loopback refused", fakehost.RejectsIPv6Loopback, fakehost.Break(""), flow73+"A registration with a supported redirect URI returns a client_id: IPv6 loopback http"),
+		Entry("unknown device_code answered 401", fakehost.UnknownDeviceCode401, fakehost.Break(""), flow73+"An unknown device_code is refused as invalid_grant"),
+		Entry("unknown device_code with another description", fakehost.UnknownDeviceCodeDescription, fakehost.Break(""), flow73+"An unknown device_code is refused as invalid_grant"),
+		Entry("device codes kept ten minutes", fakehost.WindowTooLong, fakehost.Break(""), time3+"A device code is rejected as invalid_grant just after its five-minute window"),
+		Entry("device codes kept three minutes", fakehost.WindowTooShort, fakehost.Break(""), time3+"A device code is still accepted just inside its five-minute window"),
+		Entry("unsupported grant answered invalid_grant", fakehost.UnsupportedGrantInvalidGrant, fakehost.Break(""), flow73+"Any other grant type is refused as unsupported: password"),
+		Entry("errors as an HTML 500", fakehost.ErrorsAsHTML, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
+		Entry("errors served as text/plain", fakehost.ErrorsAsText, fakehost.Break(""), flow73+"Authorization-flow errors are served as JSON"),
+		Entry("a refresh_token from the device grant", fakehost.RefreshTokenIssued, fakehost.Break(""), ep4+"The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"),
+		Entry("expires_in from the device grant", fakehost.ExpiresInIssued, fakehost.Break(""), ep4+"The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"),
+		Entry("registration never throttled", fakehost.NeverThrottled, fakehost.Break(""), lim8+"A client that registers at every start is eventually throttled"),
+		Entry("unused registrations never removed", fakehost.UnusedRegistrationsKept, fakehost.Break(""), time3+"An unused registration is removed after seven days and the client registers again"),
+		Entry("used registrations removed too", fakehost.UsedRegistrationsRemoved, fakehost.Break(""), time3+"A registration used in a completed authorization is kept after seven days"),
+		Entry("the peer's credential accepted", fakehost.OAuthBreak(""), fakehost.PeerCredentialAccepted, ep4+"A credential its issuing instance accepts is refused by another instance"),
+	)
+
+	It("counts a JSON content type departure as a SHOULD: tolerated without --strict", func() {
+		r := runOAuthFake([]fakehost.OAuthBreak{fakehost.ErrorsAsText})
+		res := resultOf(r.run, "7_3_authorization_flow.feature: Authorization-flow errors are served as JSON")
+		Expect(r.run.Tolerated(res)).To(BeTrue())
+		Expect(strings.Join(res.Tags, " ")).To(ContainSubstring("@OAUTH-8"))
+	})
+})
