@@ -281,7 +281,7 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 		}
 		o.registrations[addr] = recent
 		if len(recent) >= o.opts.RegistrationLimit {
-			w.Header().Set("Retry-After", strconv.Itoa(int((throttleWindow - now.Sub(recent[0])).Seconds())+1))
+			w.Header().Set("Retry-After", strconv.Itoa(int((throttleWindow-now.Sub(recent[0])).Seconds())+1))
 			// The throttled answer is not shown (source 8); RFC 6585 section 4.
 			writeJSONAnswer(w, http.StatusTooManyRequests, map[string]string{
 				"error": "temporarily_unavailable", "error_description": "Registration limit reached for this address"})
