@@ -118,7 +118,7 @@ func (d *Disk) List(ctx context.Context, name string) ([]Info, error) {
 		if strings.HasPrefix(n, tempPrefix) {
 			continue
 		}
-		child, err := d.Stat(ctx, Join(name, n))
+		child, err := d.Stat(ctx, join(name, n))
 		if err != nil {
 			continue
 		}

@@ -121,7 +121,7 @@ func (f *FS) children(ctx context.Context, dir node) ([]node, error) {
 				return nil, err
 			}
 			for _, info := range infos {
-				p := Join(dir.path, info.Name)
+				p := join(dir.path, info.Name)
 				m, name, _ := f.mounts.of(p)
 				if m != dir.mount {
 					continue // shadowed by a nested mount, listed below
@@ -135,7 +135,7 @@ func (f *FS) children(ctx context.Context, dir node) ([]node, error) {
 		if seen[name] {
 			continue
 		}
-		c, err := f.mounts.lookup(ctx, Join(dir.path, name))
+		c, err := f.mounts.lookup(ctx, join(dir.path, name))
 		if err != nil {
 			continue
 		}

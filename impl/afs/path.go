@@ -71,8 +71,8 @@ func Within(p, prefix string) bool {
 	return p == prefix || strings.HasPrefix(p, prefix) && p[len(prefix)] == '/'
 }
 
-// Join appends a child name to canonical directory path dir.
-func Join(dir, name string) string {
+// join appends a child name to canonical directory path dir.
+func join(dir, name string) string {
 	if dir == "/" {
 		return "/" + name
 	}
