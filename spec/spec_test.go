@@ -1,0 +1,134 @@
+package spec_test
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/spec"
+)
+
+func TestSpec(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Spec Suite")
+}
+
+// requirementTag is a tag that names a requirement: @AREA-N.
+var requirementTag = regexp.MustCompile(`^@[A-Z][A-Z0-9]*-[0-9]+$`)
+
+// capabilities are the @needs-* tags a target knows how to meet or refuse.
+var capabilities = []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval}
+
+// The features are the executable specification (PRODUCT.md section 1.3):
+// these checks keep them and requirements.yaml telling the same story.
+var _ = Describe("coverage of the requirements by the features", func() {
+	var (
+		sp        *spec.Spec
+		scenarios []runner.Listing
+		// taggedBy maps a requirement ID to the scenarios tagged with it.
+		taggedBy map[string][]string
+	)
+
+	BeforeEach(func() {
+		var err error
+		sp, err = spec.Load()
+		Expect(err).NotTo(HaveOccurred())
+		scenarios, err = runner.List("", nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(scenarios).NotTo(BeEmpty())
+		taggedBy = map[string][]string{}
+		for _, s := range scenarios {
+			for _, t := range s.Tags {
+				if requirementTag.MatchString(t) {
+					id := strings.TrimPrefix(t, "@")
+					taggedBy[id] = append(taggedBy[id], s.ID)
+				}
+			}
+		}
+	})
+
+	It("names only requirements that exist", func() {
+		var unknown []string
+		for id, ids := range taggedBy {
+			if _, ok := sp.Get(id); !ok {
+				unknown = append(unknown, "@"+id+" on "+ids[0])
+			}
+		}
+		Expect(unknown).To(BeEmpty(), "tags naming no requirement in spec/requirements.yaml")
+	})
+
+	It("checks every MUST and SHOULD requirement in at least one scenario, unless it says why not", func() {
+		var uncovered []string
+		for _, r := range sp.Requirements {
+			if r.Level == spec.Reference || r.Untested != "" {
+				continue
+			}
+			if len(taggedBy[r.ID]) == 0 {
+				uncovered = append(uncovered, r.ID+" (section "+r.Section+")")
+			}
+		}
+		Expect(uncovered).To(BeEmpty(), "requirements no scenario is tagged with")
+	})
+
+	It("does not tag a requirement that says it is untested", func() {
+		var contradicted []string
+		for _, r := range sp.Requirements {
+			if r.Untested != "" && len(taggedBy[r.ID]) > 0 {
+				contradicted = append(contradicted, r.ID+" on "+taggedBy[r.ID][0])
+			}
+		}
+		Expect(contradicted).To(BeEmpty())
+	})
+
+	It("never demands a reference host's choice of another host", func() {
+		var demanded []string
+		for _, r := range sp.Requirements {
+			if r.Level == spec.Reference && len(taggedBy[r.ID]) > 0 {
+				demanded = append(demanded, r.ID+" on "+strings.Join(taggedBy[r.ID], ", "))
+			}
+		}
+		Expect(demanded).To(BeEmpty(), "REFERENCE requirements are not shown by the source; no scenario may check them")
+	})
+
+	It("ties every scenario to at least one requirement", func() {
+		var untied []string
+		for _, s := range scenarios {
+			if len(s.Requirements) == 0 {
+				untied = append(untied, s.ID)
+			}
+		}
+		Expect(untied).To(BeEmpty())
+	})
+
+	It("asks only for capabilities a target knows", func() {
+		var unknown []string
+		for _, s := range scenarios {
+			for _, c := range s.Capabilities {
+				if !slices.Contains(capabilities, c) {
+					unknown = append(unknown, "@needs-"+c+" on "+s.ID)
+				}
+			}
+		}
+		Expect(unknown).To(BeEmpty())
+	})
+
+	It("gives every scenario a name no other feature uses", func() {
+		seen := map[string]string{}
+		var dup []string
+		for _, s := range scenarios {
+			_, name, _ := strings.Cut(s.ID, ": ")
+			if first, ok := seen[name]; ok {
+				dup = append(dup, s.ID+" (also "+first+")")
+				continue
+			}
+			seen[name] = s.ID
+		}
+		Expect(dup).To(BeEmpty(), "scenario IDs are \"file: name\"; reports and expected-failure lists rely on them")
+	})
+})
