@@ -107,13 +107,13 @@ func (f *FS) Stat(ctx context.Context, p string) (Status, error) {
 	if err != nil {
 		return Status{}, err
 	}
-	n, err = f.mounts.lookup(ctx, n.path)
+	found, err := f.mounts.lookup(ctx, n.path)
 	if err != nil {
 		return Status{}, fail(n.path, OpStat, err)
 	}
-	st := Status{Entry: entryOf(n), Capabilities: n.caps().List(), Network: f.policy.Decide(n.path).Open.List()}
-	if n.mount != nil {
-		st.Mount = n.mount.Path
+	st := Status{Entry: entryOf(found), Capabilities: found.caps().List(), Network: f.policy.Decide(found.path).Open.List()}
+	if found.mount != nil {
+		st.Mount = found.mount.Path
 	}
 	return st, nil
 }

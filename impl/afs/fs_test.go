@@ -87,6 +87,10 @@ var _ = Describe("FS", func() {
 			_, _, err := fsys.Read(ctx, "/public/no-such-file")
 			Expect(err).To(MatchError("AFS_NOT_FOUND: Path not found: /public/no-such-file"))
 		})
+		It("names the missing path when a stat finds nothing", func() {
+			_, err := fsys.Stat(ctx, "/public/no-such-file")
+			Expect(err).To(MatchError("AFS_NOT_FOUND: Path not found: /public/no-such-file"))
+		})
 		It("reads an opened file", func() {
 			e, data, err := fsys.Read(ctx, "/public/readme.md")
 			Expect(err).NotTo(HaveOccurred())
