@@ -1,0 +1,93 @@
+// Package inprocess starts the reference host inside the conform process: two
+// instances (the target and its peer, for instance binding), sharing a clock
+// the suite controls, each with its own store, and a credential from each
+// obtained through the real device grant and consent page (PRODUCT.md
+// section 8). It is what `conform run` drives when given no target.
+package inprocess
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/signin"
+	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/impl/clock"
+	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/host"
+)
+
+// instance is one running reference host.
+type instance struct {
+	host   *host.Host
+	server *httptest.Server
+}
+
+func (i *instance) close() error {
+	i.server.Close()
+	return i.host.Close()
+}
+
+func startInstance(cfg config.Config, clk *clock.Manual) (*instance, error) {
+	h, err := host.Open(cfg, host.OpenOptions{Clock: clk})
+	if err != nil {
+		return nil, err
+	}
+	return &instance{host: h, server: httptest.NewServer(h.Handler())}, nil
+}
+
+// Start runs the target and peer instances and signs in to both. The
+// returned function stops them and removes their data.
+func Start(ctx context.Context) (*target.Target, func(), error) {
+	cfg, err := config.Default()
+	if err != nil {
+		return nil, nil, err
+	}
+	// Whole seconds keep reports and windows easy to read.
+	clk := clock.NewManual(time.Now().UTC().Truncate(time.Second))
+	main, err := startInstance(cfg, clk)
+	if err != nil {
+		return nil, nil, fmt.Errorf("target instance: %w", err)
+	}
+	peer, err := startInstance(cfg, clk)
+	if err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("peer instance: %w", err), main.close())
+	}
+	stop := func() { _ = errors.Join(main.close(), peer.close()) }
+
+	hc := &http.Client{Timeout: 30 * time.Second}
+	p := profile.Default(main.server.URL)
+	p.Peer = &profile.Peer{Target: peer.server.URL}
+	t := &target.Target{
+		Profile:   p,
+		Clock:     clk,
+		Approve:   consentApprover(main.server.URL, hc),
+		HTTP:      hc,
+		InProcess: true,
+	}
+	// The harness waits between polls by moving the shared clock on.
+	advance := func(_ context.Context, d time.Duration) error { clk.Advance(d); return nil }
+	if t.Credential, err = signIn(ctx, p, main.server.URL, t.Approve, hc, advance); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("sign in to the target instance: %w", err)
+	}
+	if t.PeerCredential, err = signIn(ctx, p, peer.server.URL, consentApprover(peer.server.URL, hc), hc, advance); err != nil {
+		stop()
+		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
+	}
+	return t, stop, nil
+}
+
+func signIn(ctx context.Context, p profile.Profile, base string, approve target.Approver, hc *http.Client, wait func(context.Context, time.Duration) error) (string, error) {
+	oc := oauthclient.New(base, oauthclient.Endpoints{
+		Register:            p.OAuth.Register,
+		Token:               p.OAuth.Token,
+		DeviceAuthorization: p.OAuth.DeviceAuthorization,
+	}, hc)
+	return signin.Device(ctx, oc, approve, wait)
+}

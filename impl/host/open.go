@@ -1,0 +1,70 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/impl/store"
+)
+
+// StoreFile is the name of the store inside the data directory.
+const StoreFile = "conform.db"
+
+// OpenOptions are the run-time choices of a complete host.
+type OpenOptions struct {
+	// DataDir holds the store and the overlay's files; a temporary directory,
+	// removed by Close, when empty.
+	DataDir string
+	// Clock is the time every time rule reads; the wall clock when nil.
+	Clock oauth.Clock
+	// Logger receives the OAuth server's log lines; discarded when nil.
+	Logger *slog.Logger
+}
+
+// Open builds a complete reference host: its store under the data directory
+// (the instance identity lives there, so credentials are bound to this
+// instance and survive a restart), the OAuth server, and the host itself.
+func Open(cfg config.Config, o OpenOptions) (*Host, error) {
+	var closers []func() error
+	fail := func(err error) (*Host, error) {
+		for i := len(closers) - 1; i >= 0; i-- {
+			err = errors.Join(err, closers[i]())
+		}
+		return nil, err
+	}
+	dir := o.DataDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "conform-host-")
+		if err != nil {
+			return nil, fmt.Errorf("host: data directory: %w", err)
+		}
+		dir = tmp
+		closers = append(closers, func() error { return os.RemoveAll(tmp) })
+	}
+	st, err := store.Open(filepath.Join(dir, StoreFile))
+	if err != nil {
+		return fail(err)
+	}
+	closers = append(closers, st.Close)
+	auth, err := oauth.New(oauth.Options{
+		Store:   st,
+		Clock:   o.Clock,
+		BaseURL: baseurl.Resolver{Public: cfg.PublicURL},
+		Logger:  o.Logger,
+	})
+	if err != nil {
+		return fail(err)
+	}
+	h, err := New(cfg, Options{DataDir: dir, Auth: auth})
+	if err != nil {
+		return fail(err)
+	}
+	h.closers = append(closers, h.closers...)
+	return h, nil
+}
