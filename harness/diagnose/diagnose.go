@@ -1,0 +1,638 @@
+// Package diagnose walks the diagnosis order of source section 7.5 for one
+// tool call and names the gate that refused it, with the remedy
+// (PRODUCT.md section 1.4: what `conform diagnose` prints). It stops at the
+// first step that explains the failure and never guesses: a reply that the
+// source's failure shapes (sections 7.1 to 7.4) do not describe gets a
+// verdict that says so instead of a gate.
+package diagnose
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// Input is the call to diagnose and who makes it.
+type Input struct {
+	// Target is the host's base URL; the MCP endpoint is {Target}/mcp.
+	Target string
+	// Tool is the name of the tool whose call fails.
+	Tool string
+	// Path is the path argument of the call; optional.
+	Path string
+	// Arguments are further arguments of the call (e.g. content for a
+	// write); optional. Path, when given, is sent as "path".
+	Arguments map[string]any
+	// Credential is the whole bearer token, or "" for an anonymous caller.
+	// It is sent only in the Authorization header and never printed.
+	Credential string
+	// StatTool and ListTool name the host's afs_stat and afs_list (source
+	// section 1); "" means those names.
+	StatTool, ListTool string
+	// ContentTools are the names known to be content tools, which appear only
+	// when the host declares collections (source section 1); nil means
+	// search_content, list_content and get_content.
+	ContentTools []string
+	// HTTP is the client every request goes through; nil means one with a
+	// 30-second timeout.
+	HTTP *http.Client
+}
+
+// Observation is one thing the diagnosis saw, in the order it saw it.
+type Observation struct {
+	// Step is the step of source section 7.5 the observation belongs to.
+	Step int
+	// What says in a sentence what was sent and what came back.
+	What string
+	// Exchange is the HTTP exchange behind the observation (masked), or nil
+	// when the observation is a conclusion drawn from earlier ones.
+	Exchange *wire.Exchange
+}
+
+// Gate values of a Verdict.
+const (
+	// NoGate: no gate refused the call (success, or a failure no gate explains).
+	NoGate = 0
+	// GateOneOrTwo stands for "gate 1 or gate 2": source section 7.2 answers
+	// the method allowlist and the credential with the same 401, so the
+	// diagnosis names both (source 7.5 step 3).
+	GateOneOrTwo = 1
+	// GatePathPolicy is gate 3, the path policy (AFS_FORBIDDEN).
+	GatePathPolicy = 3
+	// GateProvider is gate 4, the provider.
+	GateProvider = 4
+)
+
+// Verdict is the diagnosis's conclusion.
+type Verdict struct {
+	// Step is the step of source section 7.5 where the diagnosis stopped
+	// (1 to 5), or 0 when the call succeeds.
+	Step int
+	// Gate is NoGate, GateOneOrTwo, GatePathPolicy or GateProvider.
+	Gate int
+	// Summary says what happened; Remedy what to do about it.
+	Summary, Remedy string
+	// Result is the tool's result text on success or on an in-call error.
+	Result string
+	// Uncovered is true when the host answered in a way the source's failure
+	// shapes do not describe, or with an in-call error no step of the
+	// diagnosis order explains; Gate is then NoGate.
+	Uncovered bool
+}
+
+// Report is what the diagnosis saw and what it concluded.
+type Report struct {
+	// Subject names the call diagnosed: tool, path, host and caller.
+	Subject      string
+	Observations []Observation
+	Verdict      Verdict
+}
+
+// Tool names the source (section 1) and the reference host use.
+const (
+	defaultStatTool = "afs_stat"
+	defaultListTool = "afs_list"
+)
+
+var defaultContentTools = []string{"search_content", "list_content", "get_content"}
+
+// Diagnose walks source section 7.5 for the call in and returns what it saw
+// and its verdict. The error is for bad input and the harness's own failures
+// (including a cancelled ctx); whatever the host does is part of the Report.
+func Diagnose(ctx context.Context, in Input) (Report, error) {
+	base, err := checkInput(in)
+	if err != nil {
+		return Report{}, err
+	}
+	if in.StatTool == "" {
+		in.StatTool = defaultStatTool
+	}
+	if in.ListTool == "" {
+		in.ListTool = defaultListTool
+	}
+	if in.ContentTools == nil {
+		in.ContentTools = defaultContentTools
+	}
+	hc := in.HTTP
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	w := &walk{in: in, base: base, hc: hc, mcp: mcpclient.New(base+"/mcp", hc)}
+	if in.Credential != "" {
+		w.auth = "Bearer " + in.Credential
+	}
+	w.report.Subject = w.subject()
+	v, err := w.run(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	w.report.Verdict = w.mask(v)
+	return w.report, nil
+}
+
+// checkInput returns the base URL without a trailing slash, or why the input
+// cannot be diagnosed.
+func checkInput(in Input) (string, error) {
+	base := strings.TrimRight(in.Target, "/")
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("diagnose: the target must be an http or https URL, got %q", in.Target)
+	}
+	if u.User != nil {
+		return "", errors.New("diagnose: the target must not carry credentials; pass the credential separately")
+	}
+	if strings.TrimSpace(in.Tool) == "" {
+		return "", errors.New("diagnose: a tool name is required")
+	}
+	if _, err := json.Marshal(in.Arguments); err != nil {
+		return "", fmt.Errorf("diagnose: the arguments cannot be sent as JSON: %w", err)
+	}
+	return base, nil
+}
+
+// walk is one diagnosis in progress.
+type walk struct {
+	in     Input
+	base   string
+	auth   string // Authorization header value, "" when anonymous
+	hc     *http.Client
+	mcp    *mcpclient.Client
+	report Report
+}
+
+func (w *walk) subject() string {
+	s := w.in.Tool
+	if w.in.Path != "" {
+		s += " on " + w.in.Path
+	}
+	who := "as an anonymous caller"
+	if w.auth != "" {
+		who = "with a credential"
+	}
+	return fmt.Sprintf("%s at %s, %s", s, w.base, who)
+}
+
+// mask hides the credential in text the diagnosis composed or passes on.
+func (w *walk) mask(v Verdict) Verdict {
+	v.Summary = wire.MaskSecret(v.Summary, w.in.Credential)
+	v.Remedy = wire.MaskSecret(v.Remedy, w.in.Credential)
+	v.Result = wire.MaskSecret(v.Result, w.in.Credential)
+	return v
+}
+
+// observe records an observation. Exchanges are masked by wire already;
+// bodies are masked once more in case a host echoes the credential.
+func (w *walk) observe(step int, ex *wire.Exchange, format string, args ...any) {
+	if ex != nil {
+		c := *ex
+		c.RequestBody = wire.MaskSecret(c.RequestBody, w.in.Credential)
+		c.ResponseBody = wire.MaskSecret(c.ResponseBody, w.in.Credential)
+		ex = &c
+	}
+	what := wire.MaskSecret(fmt.Sprintf(format, args...), w.in.Credential)
+	w.report.Observations = append(w.report.Observations, Observation{Step: step, What: what, Exchange: ex})
+}
+
+// run walks the steps in the order of source 7.5, stopping at the first
+// verdict.
+func (w *walk) run(ctx context.Context) (Verdict, error) {
+	names, v, err := w.reachable(ctx)
+	if v != nil || err != nil {
+		return deref(v), err
+	}
+	if v, err := w.listed(ctx, names); v != nil || err != nil {
+		return deref(v), err
+	}
+	tr, v, err := w.call(ctx)
+	if v != nil || err != nil {
+		return deref(v), err
+	}
+	if v := w.pathPolicy(tr); v != nil {
+		return *v, nil
+	}
+	return w.provider(ctx, tr)
+}
+
+func deref(v *Verdict) Verdict {
+	if v == nil {
+		return Verdict{}
+	}
+	return *v
+}
+
+// reply is a host's answer, or the transport failure that stood in for one.
+type reply struct {
+	*mcpclient.Reply
+	// failed is why no HTTP response came; Status is then 0.
+	failed error
+}
+
+// callMCP sends one request; a transport failure is an observation, not an
+// error, unless ctx ended (the harness was stopped).
+func (w *walk) callMCP(ctx context.Context, auth, method string, params any) (reply, error) {
+	r, err := w.mcp.Call(ctx, auth, method, params)
+	if err != nil && ctx.Err() != nil {
+		return reply{}, fmt.Errorf("diagnose: %w", ctx.Err())
+	}
+	if r == nil {
+		// On a transport failure the client returns no reply; the request
+		// that failed is still worth showing.
+		r = &mcpclient.Reply{Exchanges: []wire.Exchange{{
+			Method: http.MethodPost, URL: w.base + "/mcp", TransportError: err.Error(),
+		}}}
+	}
+	return reply{Reply: r, failed: err}, nil
+}
+
+// callTool sends tools/call for name with args, as the diagnosed caller.
+func (w *walk) callTool(ctx context.Context, name string, args map[string]any) (reply, error) {
+	return w.callMCP(ctx, w.auth, "tools/call", map[string]any{"name": name, "arguments": args})
+}
+
+// Step 1 (source 7.5): anonymous tools/list must answer 200, or the host is
+// unreachable or not this kind of host. Anonymous, because source 5.3 lets
+// every caller list tools: a failure here is never about the credential.
+func (w *walk) reachable(ctx context.Context) ([]string, *Verdict, error) {
+	r, err := w.callMCP(ctx, "", "tools/list", map[string]any{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Status == http.StatusOK {
+		names, lerr := r.ToolNames()
+		if lerr == nil {
+			w.observe(1, last(r), "anonymous tools/list answered HTTP 200 with %d tools: the host is reachable", len(names))
+			return names, nil, nil
+		}
+		w.observe(1, last(r), "anonymous tools/list answered HTTP 200 without a list of tools (%v)", lerr)
+		if err := w.discovery(ctx); err != nil {
+			return nil, nil, err
+		}
+		return nil, &Verdict{
+			Step:      1,
+			Uncovered: true,
+			Summary: fmt.Sprintf("anonymous tools/list answered HTTP 200 without a list of tools (%v), which the source's "+
+				"failure shapes do not cover; it may not be this kind of host", lerr),
+			Remedy: w.checkURL(),
+		}, nil
+	}
+	w.observe(1, last(r), "anonymous tools/list %s", answered(r))
+	if err := w.discovery(ctx); err != nil {
+		return nil, nil, err
+	}
+	return nil, &Verdict{
+		Step:    1,
+		Summary: fmt.Sprintf("the host at %s is unreachable or is not this kind of host: anonymous tools/list did not answer 200", w.base),
+		Remedy:  w.checkURL(),
+	}, nil
+}
+
+func (w *walk) checkURL() string {
+	return fmt.Sprintf("check the URL (the MCP endpoint is %s/mcp) and that %s/.well-known/mcp.json is served", w.base, w.base)
+}
+
+// discovery fetches /.well-known/mcp.json, the document source section 4
+// names for checking that a host is reachable.
+func (w *walk) discovery(ctx context.Context) error {
+	return w.fetch(ctx, 1, w.base+"/.well-known/mcp.json")
+}
+
+// fetch GETs an absolute URL and records its status.
+func (w *walk) fetch(ctx context.Context, step int, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		w.observe(step, nil, "%q is not an http or https URL, so it was not fetched", raw)
+		return nil
+	}
+	r, err := oauthclient.New(u.Scheme+"://"+u.Host, oauthclient.Endpoints{}, w.hc).Get(ctx, u.RequestURI())
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("diagnose: %w", ctx.Err())
+	case err != nil:
+		w.observe(step, nil, "GET %s got no response: %v", raw, err)
+	case r.JSON != nil:
+		w.observe(step, &r.Exchange, "GET %s answered HTTP %d with a JSON object", raw, r.Status)
+	default:
+		w.observe(step, &r.Exchange, "GET %s answered HTTP %d (%s)", raw, r.Status, bodyKind(r.Header, r.Body))
+	}
+	return nil
+}
+
+// Step 2 (source 7.5): the tool must be in tools/list. An authenticated list
+// may show more than the anonymous one, so with a credential both are asked.
+func (w *walk) listed(ctx context.Context, names []string) (*Verdict, error) {
+	complete := true
+	if w.auth != "" {
+		r, err := w.callMCP(ctx, w.auth, "tools/list", map[string]any{})
+		if err != nil {
+			return nil, err
+		}
+		more, lerr := r.ToolNames()
+		switch {
+		case r.Status == http.StatusOK && lerr == nil:
+			w.observe(2, last(r), "tools/list with the credential answered HTTP 200 with %d tools", len(more))
+			for _, n := range more {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		case r.Status == http.StatusUnauthorized:
+			// The credential itself is refused; the call at step 3 shows it
+			// with the challenge, so the list is no reason to stop.
+			w.observe(2, last(r), "tools/list with the credential answered HTTP 401: the host refuses the credential itself")
+			complete = false
+		default:
+			w.observe(2, last(r), "tools/list with the credential %s", answered(r))
+			return &Verdict{
+				Step:      2,
+				Uncovered: true,
+				Summary:   fmt.Sprintf("tools/list with the credential %s, which the source's failure shapes do not cover", answered(r)),
+				Remedy:    "check the host's logs for the authenticated tools/list; the anonymous one answered 200",
+			}, nil
+		}
+	}
+	if slices.Contains(names, w.in.Tool) {
+		w.observe(2, nil, "%s is in tools/list", w.in.Tool)
+		return nil, nil
+	}
+	if !complete {
+		w.observe(2, nil, "%s is not in the anonymous tools/list and the authenticated one could not be had, so the call decides", w.in.Tool)
+		return nil, nil
+	}
+	w.observe(2, nil, "%s is not in tools/list, which names %s", w.in.Tool, nameList(names))
+	if slices.Contains(w.in.ContentTools, w.in.Tool) {
+		return &Verdict{
+			Step: 2,
+			Summary: fmt.Sprintf("%s is a content tool and is not in tools/list: the host declared no content collections "+
+				"(content tools appear only when collections are declared, source section 1)", w.in.Tool),
+			Remedy: "the host must declare content collections for its content tools to exist; until then use the path tools",
+		}, nil
+	}
+	remedy := "call a tool the host lists, or check the tool name"
+	if w.auth == "" {
+		remedy += "; if the host shows more tools to signed-in callers, diagnose again with a credential"
+	}
+	return &Verdict{
+		Step:    2,
+		Summary: fmt.Sprintf("the host does not offer %s: it is not in tools/list", w.in.Tool),
+		Remedy:  remedy,
+	}, nil
+}
+
+// Step 3 (source 7.5): the call itself. A 401 is gate 1 or 2 (sources 7.1
+// and 7.2); a 200 with a tool result goes on to steps 4 and 5; anything else
+// is a shape the source does not describe.
+func (w *walk) call(ctx context.Context) (*mcpclient.ToolResult, *Verdict, error) {
+	args := maps.Clone(w.in.Arguments)
+	if args == nil {
+		args = map[string]any{}
+	}
+	if w.in.Path != "" {
+		args["path"] = w.in.Path
+	}
+	r, err := w.callTool(ctx, w.in.Tool, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Status == http.StatusUnauthorized {
+		v, err := w.unauthorized(ctx, r)
+		return nil, v, err
+	}
+	tr, terr := r.ToolResult()
+	if r.Status != http.StatusOK || terr != nil {
+		w.observe(3, last(r), "tools/call %s %s", w.in.Tool, answered(r))
+		return nil, &Verdict{
+			Step:      3,
+			Uncovered: true,
+			Summary: fmt.Sprintf("the call %s, which the source's failure shapes do not cover "+
+				"(a refusal by gate 1 or 2 is a 401, source 7.2; a failure in the tool is a 200 with isError, source 7.1)", answered(r)),
+			Remedy: "no gate can be named from this answer; check the host's logs, or what stands in front of it, for this call",
+		}, nil
+	}
+	w.observe(3, last(r), "tools/call %s answered HTTP 200 with isError %t: the call passed gates 1 and 2", w.in.Tool, tr.IsError)
+	if !tr.IsError {
+		// Source 7.1: a 200 is success only when isError is false.
+		return nil, &Verdict{
+			Summary: "the call succeeds: it passed all four gates (HTTP 200, isError false)",
+			Result:  tr.Text,
+		}, nil
+	}
+	return tr, nil, nil
+}
+
+// unauthorized concludes step 3: which cause of source 7.2's table applies,
+// and the challenge to follow.
+func (w *walk) unauthorized(ctx context.Context, r reply) (*Verdict, error) {
+	meta := challengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+	if meta == "" {
+		w.observe(3, last(r), "tools/call %s answered HTTP 401 with no Bearer challenge naming resource_metadata (source 7.2 says it carries one)", w.in.Tool)
+	} else {
+		w.observe(3, last(r), "tools/call %s answered HTTP 401 with a Bearer challenge whose resource_metadata is %s", w.in.Tool, meta)
+		if err := w.fetch(ctx, 3, meta); err != nil {
+			return nil, err
+		}
+	}
+	follow := ""
+	if meta != "" {
+		follow = fmt.Sprintf(" (the challenge's resource metadata is at %s)", meta)
+	}
+	login := fmt.Sprintf("conform login --target %s", w.base)
+	if w.auth == "" {
+		return &Verdict{
+			Step: 3,
+			Gate: GateOneOrTwo,
+			Summary: fmt.Sprintf("gate 1 or 2 refused the call before it reached a tool: %s is in tools/list and answers 401 to an "+
+				"anonymous caller, so it is a privileged tool, off the anonymous allowlist (source 5.3, 5.5)", w.in.Tool),
+			Remedy: fmt.Sprintf("follow the WWW-Authenticate challenge%s: sign in to this host with `%s`, "+
+				"then call (and diagnose) again with the credential", follow, login),
+		}, nil
+	}
+	return &Verdict{
+		Step: 3,
+		Gate: GateOneOrTwo,
+		Summary: "gate 1 or 2 refused the call before it reached a tool: the host rejected the credential " +
+			"(malformed, unknown, or issued by a different host instance; source 5.2, 7.2)",
+		Remedy: fmt.Sprintf("follow the WWW-Authenticate challenge%s: obtain a credential from this host with `%s`; "+
+			"a credential issued by another instance is never accepted here", follow, login),
+	}, nil
+}
+
+// Step 4 (source 7.5, 7.4): AFS_FORBIDDEN is gate 3.
+func (w *walk) pathPolicy(tr *mcpclient.ToolResult) *Verdict {
+	text := strings.TrimSpace(tr.Text)
+	if !strings.HasPrefix(text, "AFS_FORBIDDEN") {
+		w.observe(4, nil, "the error is not AFS_FORBIDDEN: %s", abbreviate(text, 200))
+		return nil
+	}
+	w.observe(4, nil, "the error is AFS_FORBIDDEN: %s", abbreviate(text, 200))
+	where := "the path"
+	if w.in.Path != "" {
+		where = w.in.Path
+	}
+	caller := "the credential is fine"
+	if w.auth == "" {
+		caller = "the call passed gates 1 and 2 (a credential would not change this)"
+	}
+	return &Verdict{
+		Step: 4,
+		Gate: GatePathPolicy,
+		Summary: fmt.Sprintf("gate 3 (path policy) refused the call: %s, and %s is closed to network clients",
+			caller, where),
+		Remedy: fmt.Sprintf("the host must open %s to network clients by declaring a networkRead rule or a resolver overlay "+
+			"for it (writes need an overlay); a credential or the owner role will not help (source 5.7)", where),
+		Result: tr.Text,
+	}
+}
+
+// Step 5 (source 7.5): afs_stat's capabilities tell whether the provider
+// implements the operation (gate 4); for AFS_NOT_FOUND, source 7.4 says to
+// list the parent before concluding that a provider is missing.
+func (w *walk) provider(ctx context.Context, tr *mcpclient.ToolResult) (Verdict, error) {
+	code := errorCode(tr.Text)
+	if w.in.Path == "" {
+		w.observe(5, nil, "no path was given, so %s cannot show the provider's capabilities", w.in.StatTool)
+		return Verdict{
+			Step: 5,
+			Summary: fmt.Sprintf("the call reached the tool and failed with %s, not AFS_FORBIDDEN; without a path "+
+				"the provider's capabilities cannot be checked", orUnknown(code)),
+			Remedy: "diagnose again with the path the call operates on",
+			Result: tr.Text,
+		}, nil
+	}
+	op, sure := operationOf(w.in.Tool)
+	opNote := ""
+	if !sure {
+		opNote = fmt.Sprintf(" (taking %s as the operation of %s, a guess from its name)", op, w.in.Tool)
+	}
+	r, err := w.callTool(ctx, w.in.StatTool, map[string]any{"path": w.in.Path})
+	if err != nil {
+		return Verdict{}, err
+	}
+	st, serr := r.ToolResult()
+	caps, found := []string(nil), false
+	statCode := ""
+	switch {
+	case r.Status != http.StatusOK || serr != nil:
+		w.observe(5, last(r), "%s on %s %s", w.in.StatTool, w.in.Path, answered(r))
+	case st.IsError:
+		statCode = errorCode(st.Text)
+		w.observe(5, last(r), "%s on %s answered an error: %s", w.in.StatTool, w.in.Path, abbreviate(st.Text, 200))
+	default:
+		caps, found = Capabilities(st)
+		if found {
+			w.observe(5, last(r), "%s on %s lists the capabilities [%s]", w.in.StatTool, w.in.Path, strings.Join(caps, ", "))
+		} else {
+			w.observe(5, last(r), "%s on %s answered with no capabilities list: %s", w.in.StatTool, w.in.Path, abbreviate(st.Text, 200))
+		}
+	}
+	if found && !slices.Contains(caps, op) {
+		return Verdict{
+			Step: 5,
+			Gate: GateProvider,
+			Summary: fmt.Sprintf("gate 4 (provider) refused the call: %s does not list %s in the capabilities of %s, "+
+				"so the provider does not implement it%s", w.in.StatTool, op, w.in.Path, opNote),
+			Remedy: fmt.Sprintf("%s cannot succeed at %s on this host: use a path whose provider lists %s in its capabilities", op, w.in.Path, op),
+			Result: tr.Text,
+		}, nil
+	}
+	if found {
+		w.observe(5, nil, "%s is among the capabilities%s, so gate 4 does not refuse it", op, opNote)
+	}
+	if code == "AFS_NOT_FOUND" || statCode == "AFS_NOT_FOUND" {
+		return w.notFound(ctx, tr)
+	}
+	why := fmt.Sprintf("%s lists %s among the capabilities of %s", w.in.StatTool, op, w.in.Path)
+	if !found {
+		why = fmt.Sprintf("%s did not show the capabilities of %s, so gate 4 could not be checked", w.in.StatTool, w.in.Path)
+	}
+	return Verdict{
+		Step:      5,
+		Uncovered: true,
+		Summary: fmt.Sprintf("the call reached the tool and failed with %s, which no step of the diagnosis order explains: "+
+			"it is not AFS_FORBIDDEN (gate 3) and %s", orUnknown(code), why),
+		Remedy: "read the tool's error text below; the source's failure shapes do not name its cause",
+		Result: tr.Text,
+	}, nil
+}
+
+// notFound lists the parent (source 7.4: paths are scoped to the host; list
+// the parent with afs_list before concluding that a provider is missing).
+func (w *walk) notFound(ctx context.Context, tr *mcpclient.ToolResult) (Verdict, error) {
+	parent, name := split(w.in.Path)
+	if name == "" {
+		return Verdict{
+			Step:    5,
+			Summary: fmt.Sprintf("%s was not found on this host, and it has no parent to list", w.in.Path),
+			Remedy:  "check the path; paths are scoped to the host (source 7.4)",
+			Result:  tr.Text,
+		}, nil
+	}
+	r, err := w.callTool(ctx, w.in.ListTool, map[string]any{"path": parent})
+	if err != nil {
+		return Verdict{}, err
+	}
+	lt, lerr := r.ToolResult()
+	switch {
+	case r.Status != http.StatusOK || lerr != nil:
+		w.observe(5, last(r), "%s on the parent %s %s", w.in.ListTool, parent, answered(r))
+	case lt.IsError:
+		w.observe(5, last(r), "%s on the parent %s answered an error: %s", w.in.ListTool, parent, abbreviate(lt.Text, 200))
+		if errorCode(lt.Text) == "AFS_NOT_FOUND" {
+			return Verdict{
+				Step: 5,
+				Summary: fmt.Sprintf("%s does not exist on this host, and neither does its parent %s: "+
+					"no provider may be mounted there", w.in.Path, parent),
+				Remedy: fmt.Sprintf("list higher up with %s to see what this host mounts; paths are scoped to the host, "+
+					"so a path that resolves on another host can be absent here (source 7.4)", w.in.ListTool),
+				Result: tr.Text,
+			}, nil
+		}
+	default:
+		if names(lt, name) {
+			w.observe(5, last(r), "%s on the parent %s lists, and names %s", w.in.ListTool, parent, name)
+			return Verdict{
+				Step:      5,
+				Uncovered: true,
+				Summary: fmt.Sprintf("the host answered AFS_NOT_FOUND for %s, yet the listing of %s names %s; "+
+					"the source's failure shapes do not explain this", w.in.Path, parent, name),
+				Remedy: "compare the exact path with the listing (case, trailing slash); the host may be at fault",
+				Result: tr.Text,
+			}, nil
+		}
+		w.observe(5, last(r), "%s on the parent %s lists, and does not name %s", w.in.ListTool, parent, name)
+		return Verdict{
+			Step: 5,
+			Summary: fmt.Sprintf("%s does not exist on this host: its parent %s lists, so a provider is there, "+
+				"but %s is not in it", w.in.Path, parent, name),
+			Remedy: fmt.Sprintf("use a path that exists on this host (see the listing of %s); paths are scoped to the host, "+
+				"so a path that resolves on another host can be absent here (source 7.4)", parent),
+			Result: tr.Text,
+		}, nil
+	}
+	return Verdict{
+		Step: 5,
+		Summary: fmt.Sprintf("%s was not found, and its parent %s could not be listed, so a missing path cannot be told "+
+			"from a missing provider", w.in.Path, parent),
+		Remedy: fmt.Sprintf("list a parent that is open to network clients with %s, or ask the host's author which providers it mounts", w.in.ListTool),
+		Result: tr.Text,
+	}, nil
+}
+
+// last returns a copy of the reply's own exchange (handshakes come before it).
+func last(r reply) *wire.Exchange {
+	if len(r.Exchanges) == 0 {
+		return nil
+	}
+	ex := r.Last()
+	return &ex
+}
