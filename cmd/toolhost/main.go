@@ -20,10 +20,11 @@ import (
 
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/host"
+	"github.com/conform-mcp/conform/impl/oauth"
 )
 
 func main() {
-	if err := command(os.Stdout, os.Stderr).Execute(); err != nil {
+	if err := command(os.Stdout, os.Stderr).ExecuteContext(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "toolhost:", err)
 		os.Exit(1)
 	}
@@ -56,8 +57,29 @@ provider cannot write). State persists under --data.`,
 	serve.Flags().StringVar(&configFile, "config", "", "configuration file (YAML); the embedded default when empty")
 	serve.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	serve.Flags().StringVar(&data, "data", "data", "data directory: the store and the overlay's files")
-	root.AddCommand(serve)
+	root.AddCommand(serve, approveCommand())
 	return root
+}
+
+// approveCommand approves a pending device sign-in without a browser, for CI
+// and for conform's profile key oauth.device_approval_command:
+//
+//	device_approval_command: "toolhost approve --target {target} {user_code}"
+func approveCommand() *cobra.Command {
+	var base, role string
+	cmd := &cobra.Command{
+		Use:   "approve --target URL USER_CODE",
+		Short: "Approve a pending device sign-in on a running host's consent page",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			return oauth.ApproveDevice(ctx, &http.Client{}, base, args[0], role)
+		},
+	}
+	cmd.Flags().StringVar(&base, "target", "http://127.0.0.1:8080", "base URL of the host")
+	cmd.Flags().StringVar(&role, "role", "owner", "role to grant: owner, admin, member or guest")
+	return cmd
 }
 
 func serveHost(ctx context.Context, configFile, addr, data string, stdout, stderr io.Writer) error {

@@ -50,18 +50,20 @@ func FromProfile(p profile.Profile) *Target {
 		HTTP:           &http.Client{Timeout: 30 * time.Second},
 	}
 	if cmd := p.OAuth.DeviceApprovalCommand; cmd != "" {
-		t.Approve = commandApprover(cmd)
+		t.Approve = CommandApprover(cmd, p.Target)
 	}
 	return t
 }
 
-// commandApprover runs the profile's approval command with {user_code}
-// replaced. The code is passed as an argument of sh, never spliced into
-// the script, so a hostile user code cannot run commands.
-func commandApprover(command string) Approver {
+// CommandApprover runs a device approval command with {user_code} and
+// {target} (the base URL of the host signed in to) replaced. Both are passed
+// as arguments of sh, never spliced into the script, so a hostile user code
+// cannot run commands.
+func CommandApprover(command, base string) Approver {
 	script := strings.ReplaceAll(command, "{user_code}", `"$1"`)
+	script = strings.ReplaceAll(script, "{target}", `"$2"`)
 	return func(ctx context.Context, userCode string) error {
-		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-approve", userCode).CombinedOutput()
+		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-approve", userCode, base).CombinedOutput()
 		if err != nil {
 			return fmt.Errorf("device_approval_command: %w: %s", err, strings.TrimSpace(string(out)))
 		}
