@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/conform-mcp/conform/harness/login"
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/signin"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// fillCredentials completes an external target's credentials: from the
+// environment first (target.FromProfile), then from what conform login
+// stored, then, when the profile names a device approval command, by signing
+// in through the device grant. Whatever stays missing makes the scenarios
+// that need it not run, with the reason.
+func fillCredentials(ctx context.Context, t *target.Target, stderr io.Writer) {
+	p := t.Profile
+	if t.Credential == "" {
+		if c, ok := login.StoredCredential("", p.Target); ok {
+			t.Credential = c
+			fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s\n", p.Target)
+		}
+	}
+	cmd := p.OAuth.DeviceApprovalCommand
+	if cmd == "" {
+		return
+	}
+	if t.Credential == "" {
+		t.Credential = signInTo(ctx, p, p.Target, t.Approve, stderr)
+	}
+	if p.Peer != nil && t.PeerCredential == "" {
+		t.PeerCredential = signInTo(ctx, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), stderr)
+	}
+}
+
+func signInTo(ctx context.Context, p profile.Profile, base string, approve target.Approver, stderr io.Writer) string {
+	oc := oauthclient.New(base, oauthclient.Endpoints{
+		Register:            p.OAuth.Register,
+		Token:               p.OAuth.Token,
+		DeviceAuthorization: p.OAuth.DeviceAuthorization,
+	}, nil)
+	token, err := signin.Device(ctx, oc, approve, signin.RealTime)
+	if err != nil {
+		fmt.Fprintf(stderr, "conform: could not sign in to %s with the device approval command: %v\n", base, err)
+		return ""
+	}
+	fmt.Fprintf(stderr, "conform: signed in to %s through the device grant\n", base)
+	return token
+}

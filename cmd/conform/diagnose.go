@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/harness/diagnose"
+	"github.com/conform-mcp/conform/harness/outcome"
+)
+
+func diagnoseCommand(stdout io.Writer) *cobra.Command {
+	var in diagnose.Input
+	var credentialEnv string
+	var args map[string]string
+	cmd := &cobra.Command{
+		Use:   "diagnose --target URL --tool NAME [--path P] [--credential-env VAR]",
+		Short: "Walk the diagnosis order and name the gate that refuses a call",
+		Long: `Walk the source document's diagnosis order (section 7.5) for one tool call
+and print each observation and one verdict: the host is unreachable, the tool
+is not offered, gate 1 or 2 refused it (401), gate 3 refused it (AFS_FORBIDDEN),
+gate 4 refused it (the provider lacks the operation), or it succeeds.
+
+Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in.Target == "" || in.Tool == "" {
+				return usage("diagnose needs --target and --tool")
+			}
+			in.Target = strings.TrimRight(in.Target, "/")
+			if credentialEnv != "" {
+				in.Credential = strings.TrimSpace(os.Getenv(credentialEnv))
+				if in.Credential == "" {
+					return usage("--credential-env %s: the variable is empty or unset", credentialEnv)
+				}
+			}
+			if len(args) > 0 {
+				in.Arguments = map[string]any{}
+				for k, v := range args {
+					in.Arguments[k] = v
+				}
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			report, err := diagnose.Diagnose(ctx, in)
+			if err != nil {
+				return usage("%v", err)
+			}
+			if err := report.Write(stdout); err != nil {
+				return err
+			}
+			if report.Verdict.Step != 0 || report.Verdict.Uncovered {
+				return &exitError{code: outcome.ExitFailed}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&in.Target, "target", "", "base URL of the host")
+	fl.StringVar(&in.Tool, "tool", "", "name of the tool whose call fails")
+	fl.StringVar(&in.Path, "path", "", "path argument of the call")
+	fl.StringVar(&credentialEnv, "credential-env", "", "environment variable holding the credential to call with (anonymous when unset)")
+	fl.StringToStringVar(&args, "arg", nil, "further string arguments of the call, e.g. --arg content=hello")
+	return cmd
+}

@@ -1,0 +1,69 @@
+// Command conform runs the conformance suite of the agent-facing tool host
+// against a target, lists its scenarios, diagnoses a failing call gate by
+// gate, and signs in to a host. The features are embedded, so it runs from
+// anywhere.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/harness/outcome"
+)
+
+func main() {
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+// usage marks an error as a usage or profile error (exit 2).
+func usage(format string, args ...any) error {
+	return &exitError{code: outcome.ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// execute runs the command line and returns the process exit code
+// (PRODUCT.md section 3: 0 passed, 1 failed, 2 usage or profile error, 3 incomplete).
+func execute(args []string, stdout, stderr io.Writer) int {
+	root := &cobra.Command{
+		Use:           "conform",
+		Short:         "Conformance suite for agent-facing tool hosts (MCP + OAuth, four gates)",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout))
+
+	err := root.Execute()
+	if err == nil {
+		return outcome.ExitPassed
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "conform:", ee.err)
+		}
+		return ee.code
+	}
+	// Anything cobra itself refuses (unknown command, bad args) is usage.
+	fmt.Fprintln(stderr, "conform:", err)
+	return outcome.ExitUsage
+}

@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/harness/inprocess"
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+type runFlags struct {
+	target, profile, tags, format, expected string
+	strict                                  bool
+}
+
+func runCommand(stdout, stderr io.Writer) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run [SECTION...]",
+		Short: "Run the scenarios against a target (the embedded reference host when none is given)",
+		Long: `Run the scenarios against a target and report each departure from the source document.
+
+With neither --target nor --profile, the reference host is started in-process
+(two instances, with a clock the suite controls) and everything runs against it.
+SECTION selects scenarios by source section: "7.3", or "7" for all of 7.x.
+
+Exit codes: 0 every selected scenario ran and passed; 1 at least one failed;
+2 usage or profile error; 3 none failed but some could not run.`,
+		RunE: func(cmd *cobra.Command, sections []string) error {
+			return runSuite(cmd.Context(), f, sections, stdout, stderr)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.target, "target", "", "base URL of the host under test ({target}/mcp is the MCP endpoint)")
+	fl.StringVar(&f.profile, "profile", "", "target profile (YAML); --target overrides its target")
+	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
+	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE")
+	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
+	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs (as conform list prints them) that may fail without failing the run")
+	return cmd
+}
+
+func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	outputs, err := report.Parse(f.format, stdout, colorful(stdout))
+	if err != nil {
+		return usage("%v", err)
+	}
+	expected, err := readExpected(f.expected)
+	if err != nil {
+		return usage("%v", err)
+	}
+	t, closeTarget, err := chooseTarget(ctx, f, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeTarget()
+
+	if !t.InProcess {
+		if err := reachable(ctx, t); err != nil {
+			return &exitError{code: outcome.ExitFailed, err: err}
+		}
+	}
+	run, err := runner.Run(ctx, runner.Options{
+		Target:   t,
+		Tags:     f.tags,
+		Sections: sections,
+		Strict:   f.strict,
+		Expected: expected,
+		Observer: observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
+	})
+	if err != nil {
+		return usage("%v", err)
+	}
+	for id := range expected {
+		if !ranScenario(run, id) {
+			fmt.Fprintf(stderr, "conform: expected failure %q is not among the scenarios run\n", id)
+		}
+	}
+	if err := report.WriteAll(outputs, stdout, run); err != nil {
+		return &exitError{code: outcome.ExitUsage, err: fmt.Errorf("write reports: %w", err)}
+	}
+	if code := run.ExitCode(); code != outcome.ExitPassed {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// chooseTarget decides what to run against: a profile, a bare URL with the
+// default profile, or the in-process reference host.
+func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Target, func(), error) {
+	var p profile.Profile
+	switch {
+	case f.profile != "":
+		loaded, err := profile.Load(f.profile)
+		if err != nil {
+			return nil, nil, usage("%v", err)
+		}
+		p = loaded
+		if f.target != "" {
+			p.Target = strings.TrimRight(f.target, "/")
+		}
+	case f.target != "":
+		p = profile.Default(f.target)
+	default:
+		t, closeFn, err := inprocess.Start(ctx)
+		if err != nil {
+			return nil, nil, &exitError{code: outcome.ExitFailed, err: fmt.Errorf("start the in-process reference host: %w", err)}
+		}
+		return t, closeFn, nil
+	}
+	if err := p.Validate(); err != nil {
+		return nil, nil, usage("%v", err)
+	}
+	t := target.FromProfile(p)
+	fillCredentials(ctx, t, stderr)
+	return t, func() {}, nil
+}
+
+// reachable says within seconds that a target does not answer, rather than
+// letting every scenario time out one by one (source 7.5 step 1).
+func reachable(ctx context.Context, t *target.Target) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Call(ctx, "", "tools/list", map[string]any{})
+	if err != nil {
+		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", t.Profile.Target, err, t.Profile.Target)
+	}
+	return nil
+}
+
+// readExpected reads an expected-failures file: one scenario ID per line,
+// blank lines and lines starting with # ignored.
+func readExpected(path string) (map[string]bool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("expected failures: %w", err)
+	}
+	defer file.Close()
+	out := map[string]bool{}
+	sc := bufio.NewScanner(file)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line != "" && !strings.HasPrefix(line, "#") {
+			out[line] = true
+		}
+	}
+	return out, sc.Err()
+}
+
+func ranScenario(run outcome.Run, id string) bool {
+	for _, r := range run.Results {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// colorful is true when w is a terminal and NO_COLOR is unset (no-color.org).
+func colorful(w io.Writer) bool {
+	file, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	info, err := file.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func hasLive(outputs []report.Output) bool {
+	for _, o := range outputs {
+		if _, ok := o.Writer.(report.Live); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// observer forwards live events to the live reports, and says on stderr what
+// a long wait is for when no live report would.
+type observer struct {
+	live    report.Live
+	stderr  io.Writer
+	hasLive bool
+}
+
+func (o observer) ScenarioStarted(r outcome.Result)  { o.live.ScenarioStarted(r) }
+func (o observer) ScenarioFinished(r outcome.Result) { o.live.ScenarioFinished(r) }
+func (o observer) Waiting(what string, d time.Duration) {
+	if o.hasLive {
+		o.live.Waiting(what, d)
+		return
+	}
+	fmt.Fprintf(o.stderr, "conform: %s for %s (until about %s)\n", what, d, time.Now().Add(d).Format("15:04:05"))
+}
