@@ -1,0 +1,300 @@
+// Package login is the logic of `conform login --target URL` (PRODUCT.md
+// section 3): sign the suite in to a host with the device grant (RFC 8628)
+// and keep what a well-behaved client keeps. Source section 7.3 says a client
+// registers once and keeps its client_id, because registration is rate
+// limited per address; section 3 says an unused registration is removed
+// after seven days, after which the client registers again; section 5.8 says
+// the device grant's credential has no expiry, so it is stored for later runs.
+//
+// The OAuth client is golang.org/x/oauth2, the ecosystem's client, so that a
+// login also shows the host interoperates with it (PRODUCT.md section 7).
+package login
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/oauth2"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+)
+
+// Options configure one login.
+type Options struct {
+	// Target is the host's base URL.
+	Target string
+	// Endpoints are the host's OAuth paths relative to Target; empty fields
+	// take the spec's paths.
+	Endpoints oauthclient.Endpoints
+	// Out receives the instructions for the person signing in; nil discards them.
+	Out io.Writer
+	// StateDir holds the state file; empty means os.UserConfigDir()/conform.
+	StateDir string
+	// HTTP is the client every request goes through; nil means http.DefaultClient.
+	HTTP *http.Client
+}
+
+// defaultEndpoints are the paths of source section 4 and the reference
+// host's device authorization endpoint (PRODUCT.md section 4).
+var defaultEndpoints = oauthclient.Endpoints{
+	Register:            "/oauth/register",
+	Token:               "/oauth/token",
+	DeviceAuthorization: "/oauth/device_authorization",
+}
+
+// registration is what the suite registers: a loopback redirect URI (RFC 8252
+// section 7.3), since source section 4 requires redirect_uris though the
+// device grant never redirects.
+var registration = map[string]any{
+	"client_name":   "conform login",
+	"redirect_uris": []string{"http://127.0.0.1/callback"},
+}
+
+// stateFile is the file under the state directory; it holds client IDs and
+// credentials, so it is private to the user (0600).
+const stateFile = "login.json"
+
+// targetState is what is kept for one target.
+type targetState struct {
+	ClientID   string `json:"client_id,omitempty"`
+	Credential string `json:"credential,omitempty"`
+}
+
+// Run signs in to the target: it registers once (or reuses the kept
+// client_id), starts a device authorization, tells the person where to
+// approve it, polls until the host issues a credential, and stores it.
+func Run(ctx context.Context, o Options) (string, error) {
+	target := normalize(o.Target)
+	if target == "" {
+		return "", errors.New("login: a target URL is required")
+	}
+	dir, err := stateDir(o.StateDir)
+	if err != nil {
+		return "", err
+	}
+	ep := withDefaults(o.Endpoints)
+	hc := o.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	out := o.Out
+	if out == nil {
+		out = io.Discard
+	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
+
+	states, err := load(dir)
+	if err != nil {
+		return "", err
+	}
+	st := states[target]
+	fresh := false
+	if st.ClientID == "" {
+		if st.ClientID, err = register(ctx, target, ep, hc); err != nil {
+			return "", err
+		}
+		fresh = true
+		states[target] = st
+		if err := save(dir, states); err != nil {
+			return "", err
+		}
+	}
+
+	cfg := config(target, ep, st.ClientID)
+	da, err := cfg.DeviceAuth(ctx)
+	if refused(err) && !fresh {
+		// Source 3: a registration never used in a completed authorization is
+		// removed after seven days; "the client must then register again".
+		fmt.Fprintf(out, "The host no longer knows client %s; registering again.\n", st.ClientID)
+		if st.ClientID, err = register(ctx, target, ep, hc); err != nil {
+			return "", err
+		}
+		states[target] = st
+		if err := save(dir, states); err != nil {
+			return "", err
+		}
+		cfg = config(target, ep, st.ClientID)
+		da, err = cfg.DeviceAuth(ctx)
+	}
+	if err != nil {
+		return "", fmt.Errorf("login: start device authorization: %w", err)
+	}
+
+	// RFC 8628 section 3.3: the person visits the verification URI and enters
+	// the user code, or opens the complete URI that carries it.
+	fmt.Fprintf(out, "To sign in, visit %s and enter the code %s\n", da.VerificationURI, da.UserCode)
+	if da.VerificationURIComplete != "" {
+		fmt.Fprintf(out, "or open %s\n", da.VerificationURIComplete)
+	}
+	fmt.Fprintln(out, "Waiting for approval...")
+
+	// DeviceAccessToken waits the interval between polls, keeps polling on
+	// authorization_pending and adds 5 seconds on slow_down (RFC 8628 section 3.5).
+	tok, err := cfg.DeviceAccessToken(ctx, da)
+	if err != nil {
+		return "", fmt.Errorf("login: obtain the credential: %w", err)
+	}
+	if tok.AccessToken == "" {
+		return "", errors.New("login: the host answered without an access_token")
+	}
+	st.Credential = tok.AccessToken
+	states[target] = st
+	if err := save(dir, states); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(out, "Signed in; the credential is stored in %s\n", filepath.Join(dir, stateFile))
+	return tok.AccessToken, nil
+}
+
+// StoredCredential returns the credential a previous login stored for the
+// target, for the runner to fall back on when the profile's environment
+// variable is empty. An empty stateDir means the default directory.
+func StoredCredential(stateDir, target string) (string, bool) {
+	dir, err := defaultDir(stateDir)
+	if err != nil {
+		return "", false
+	}
+	states, err := load(dir)
+	if err != nil {
+		return "", false
+	}
+	c := states[normalize(target)].Credential
+	return c, c != ""
+}
+
+func normalize(target string) string { return strings.TrimRight(strings.TrimSpace(target), "/") }
+
+func withDefaults(ep oauthclient.Endpoints) oauthclient.Endpoints {
+	if ep.Register == "" {
+		ep.Register = defaultEndpoints.Register
+	}
+	if ep.Token == "" {
+		ep.Token = defaultEndpoints.Token
+	}
+	if ep.DeviceAuthorization == "" {
+		ep.DeviceAuthorization = defaultEndpoints.DeviceAuthorization
+	}
+	return ep
+}
+
+// config describes the host to x/oauth2. The suite's client is public (no
+// secret), so client_id travels in the request body (RFC 6749 section 2.3.1,
+// RFC 8628 section 3.4).
+func config(target string, ep oauthclient.Endpoints, clientID string) *oauth2.Config {
+	return &oauth2.Config{
+		ClientID: clientID,
+		Endpoint: oauth2.Endpoint{
+			DeviceAuthURL: target + ep.DeviceAuthorization,
+			TokenURL:      target + ep.Token,
+			AuthStyle:     oauth2.AuthStyleInParams,
+		},
+	}
+}
+
+// refused says whether the host refused the client itself (a 4xx other than
+// a throttle), the sign of a removed registration.
+func refused(err error) bool {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) || re.Response == nil {
+		return false
+	}
+	s := re.Response.StatusCode
+	return s >= 400 && s < 500 && s != http.StatusTooManyRequests
+}
+
+// register registers the suite as a client (RFC 7591; source 4, 7.3).
+func register(ctx context.Context, target string, ep oauthclient.Endpoints, hc *http.Client) (string, error) {
+	r, err := oauthclient.New(target, ep, hc).Register(ctx, registration)
+	if err != nil {
+		return "", fmt.Errorf("login: register: %w", err)
+	}
+	if id, ok := r.String("client_id"); ok && id != "" && r.Status/100 == 2 {
+		return id, nil
+	}
+	if r.Status == http.StatusTooManyRequests {
+		wait := r.Header.Get("Retry-After")
+		if wait == "" {
+			wait = "a while"
+		} else {
+			wait += " seconds"
+		}
+		return "", fmt.Errorf("login: register: the host throttles registrations from this address (HTTP 429); try again in %s", wait)
+	}
+	code, _ := r.String("error")
+	desc, _ := r.String("error_description")
+	return "", fmt.Errorf("login: register: HTTP %d %s %s", r.Status, code, desc)
+}
+
+func defaultDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	base, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("login: find the state directory: %w", err)
+	}
+	return filepath.Join(base, "conform"), nil
+}
+
+// stateDir returns the state directory, created private to the user.
+func stateDir(dir string) (string, error) {
+	dir, err := defaultDir(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("login: create %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+func load(dir string) (map[string]targetState, error) {
+	states := map[string]targetState{}
+	data, err := os.ReadFile(filepath.Join(dir, stateFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return states, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("login: read state: %w", err)
+	}
+	if err := json.Unmarshal(data, &states); err != nil {
+		return nil, fmt.Errorf("login: read state %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	return states, nil
+}
+
+// save writes the state whole through a temporary file, so that an
+// interrupted login never leaves a truncated file; both are 0600.
+func save(dir string, states map[string]targetState) error {
+	data, err := json.MarshalIndent(states, "", "  ")
+	if err != nil {
+		return fmt.Errorf("login: encode state: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, stateFile+".*")
+	if err != nil {
+		return fmt.Errorf("login: write state: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("login: write state: %w", err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("login: write state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("login: write state: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFile)); err != nil {
+		return fmt.Errorf("login: write state: %w", err)
+	}
+	return nil
+}
