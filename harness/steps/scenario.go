@@ -110,6 +110,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		st.registerMCP(sc)
 		st.registerTime(sc)
 		st.registerOAuth(sc)
+		st.registerDiagnose(sc)
 	}
 }
 
