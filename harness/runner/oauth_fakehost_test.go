@@ -113,51 +113,59 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		flow73 = "7_3_authorization_flow.feature: "
 		lim8   = "8_limits.feature: "
 	)
-	DescribeTable("each departure fails the scenario of its requirement, showing expected, actual and a masked exchange",
-		func(brk fakehost.OAuthBreak, mcpBreak fakehost.Break, scenario string) {
-			var mcp []fakehost.Break
-			if mcpBreak != "" {
-				mcp = append(mcp, mcpBreak)
-			}
-			var breaks []fakehost.OAuthBreak
-			if brk != "" {
-				breaks = append(breaks, brk)
-			}
-			r := runOAuthFake(breaks, mcp...)
-			res := resultOf(r.run, scenario)
-			Expect(res.Status).To(Equal(outcome.Failed), "%s: %s", res.ID, res.Reason)
-			d := res.Departure
-			Expect(d.Expected).NotTo(BeEmpty())
-			Expect(d.Actual).NotTo(BeEmpty())
-			Expect(d.Exchanges).NotTo(BeEmpty())
-			shown := d.Expected + d.Actual
-			for _, ex := range d.Exchanges {
-				shown += ex.String()
-			}
-			Expect(shown).NotTo(ContainSubstring(r.host.Credential()))
-			Expect(fakeDeviceCode.FindString(shown)).To(BeEmpty())
-			for _, other := range r.run.Results {
-				Expect(other.Status).NotTo(Equal(outcome.HarnessError), "%s: %s", other.ID, other.Reason)
-			}
-		},
-		Entry("missing redirect_uris answered with another error code", fakehost.MissingURIsWrongCode, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
-		Entry("missing redirect_uris answered with another description", fakehost.MissingURIsWrongDescription, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
-		Entry("ftp: accepted", fakehost.AcceptsFTP, fakehost.Break(""), flow73+"A registration with an unsupported redirect URI is refused: ftp"),
-		Entry("[::1] loopback refused", fakehost.RejectsIPv6Loopback, fakehost.Break(""), flow73+"A registration with a supported redirect URI returns a client_id: IPv6 loopback http"),
-		Entry("unknown device_code answered 401", fakehost.UnknownDeviceCode401, fakehost.Break(""), flow73+"An unknown device_code is refused as invalid_grant"),
-		Entry("unknown device_code with another description", fakehost.UnknownDeviceCodeDescription, fakehost.Break(""), flow73+"An unknown device_code is refused as invalid_grant"),
-		Entry("device codes kept ten minutes", fakehost.WindowTooLong, fakehost.Break(""), time3+"A device code is rejected as invalid_grant just after its five-minute window"),
-		Entry("device codes kept three minutes", fakehost.WindowTooShort, fakehost.Break(""), time3+"A device code is still accepted just inside its five-minute window"),
-		Entry("unsupported grant answered invalid_grant", fakehost.UnsupportedGrantInvalidGrant, fakehost.Break(""), flow73+"Any other grant type is refused as unsupported: password"),
-		Entry("errors as an HTML 500", fakehost.ErrorsAsHTML, fakehost.Break(""), flow73+"A registration without redirect_uris is refused"),
-		Entry("errors served as text/plain", fakehost.ErrorsAsText, fakehost.Break(""), flow73+"Authorization-flow errors are served as JSON"),
-		Entry("a refresh_token from the device grant", fakehost.RefreshTokenIssued, fakehost.Break(""), ep4+"The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"),
-		Entry("expires_in from the device grant", fakehost.ExpiresInIssued, fakehost.Break(""), ep4+"The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"),
-		Entry("registration never throttled", fakehost.NeverThrottled, fakehost.Break(""), lim8+"A client that registers at every start is eventually throttled"),
-		Entry("unused registrations never removed", fakehost.UnusedRegistrationsKept, fakehost.Break(""), time3+"An unused registration is removed after seven days and the client registers again"),
-		Entry("used registrations removed too", fakehost.UsedRegistrationsRemoved, fakehost.Break(""), time3+"A registration used in a completed authorization is kept after seven days"),
-		Entry("the peer's credential accepted", fakehost.OAuthBreak(""), fakehost.PeerCredentialAccepted, ep4+"A credential its issuing instance accepts is refused by another instance"),
-	)
+	// failsFor names, for each departure of the fake, the scenario that
+	// checks the requirement it breaks.
+	failsFor := map[fakehost.OAuthBreak]string{
+		fakehost.MissingURIsWrongCode:         flow73 + "A registration without redirect_uris is refused",
+		fakehost.MissingURIsWrongDescription:  flow73 + "A registration without redirect_uris is refused",
+		fakehost.AcceptsFTP:                   flow73 + "A registration with an unsupported redirect URI is refused: ftp",
+		fakehost.RejectsIPv6Loopback:          flow73 + "A registration with a supported redirect URI returns a client_id: IPv6 loopback http",
+		fakehost.UnknownDeviceCode401:         flow73 + "An unknown device_code is refused as invalid_grant",
+		fakehost.UnknownDeviceCodeDescription: flow73 + "An unknown device_code is refused as invalid_grant",
+		fakehost.WindowTooLong:                time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+		fakehost.WindowTooShort:               time3 + "A device code is still accepted just inside its five-minute window",
+		fakehost.UnsupportedGrantInvalidGrant: flow73 + "Any other grant type is refused as unsupported: password",
+		fakehost.ErrorsAsHTML:                 flow73 + "A registration without redirect_uris is refused",
+		fakehost.ErrorsAsText:                 flow73 + "Authorization-flow errors are served as JSON",
+		fakehost.RefreshTokenIssued:           ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+		fakehost.ExpiresInIssued:              ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+		fakehost.NeverThrottled:               lim8 + "A client that registers at every start is eventually throttled",
+		fakehost.UnusedRegistrationsKept:      time3 + "An unused registration is removed after seven days and the client registers again",
+		fakehost.UsedRegistrationsRemoved:     time3 + "A registration used in a completed authorization is kept after seven days",
+	}
+
+	// expectFailure checks that the scenario failed for the host's departure,
+	// with expected, actual and an exchange that shows no secret.
+	expectFailure := func(r oauthFakeRun, scenario string) {
+		res := resultOf(r.run, scenario)
+		Expect(res.Status).To(Equal(outcome.Failed), "%s: %s", res.ID, res.Reason)
+		d := res.Departure
+		Expect(d.Expected).NotTo(BeEmpty())
+		Expect(d.Actual).NotTo(BeEmpty())
+		Expect(d.Exchanges).NotTo(BeEmpty())
+		shown := d.Expected + d.Actual
+		for _, ex := range d.Exchanges {
+			shown += ex.String()
+		}
+		Expect(shown).NotTo(ContainSubstring(r.host.Credential()))
+		Expect(fakeDeviceCode.FindString(shown)).To(BeEmpty())
+		for _, other := range r.run.Results {
+			Expect(other.Status).NotTo(Equal(outcome.HarnessError), "%s: %s", other.ID, other.Reason)
+		}
+	}
+
+	for _, brk := range fakehost.OAuthBreaks() {
+		It("fails the scenario of the requirement that "+string(brk)+" breaks", func() {
+			scenario, ok := failsFor[brk]
+			Expect(ok).To(BeTrue(), "no scenario named for the departure %s", brk)
+			expectFailure(runOAuthFake([]fakehost.OAuthBreak{brk}), scenario)
+		})
+	}
+
+	It("fails the instance-binding scenario when the target accepts the peer's credential", func() {
+		expectFailure(runOAuthFake(nil, fakehost.PeerCredentialAccepted),
+			ep4+"A credential its issuing instance accepts is refused by another instance")
+	})
 
 	It("counts a JSON content type departure as a SHOULD: tolerated without --strict", func() {
 		r := runOAuthFake([]fakehost.OAuthBreak{fakehost.ErrorsAsText})
