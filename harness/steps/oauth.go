@@ -183,11 +183,11 @@ func throttled(r *oauthclient.Reply) bool {
 	return r.Status == http.StatusTooManyRequests || (r.Status >= 400 && r.Status < 500 && r.Header.Get("Retry-After") != "")
 }
 
-// skipThrottled stops a scenario whose registration the host's limit refused:
-// the limit is the host's right (source 7.3), so the scenario is not run,
-// never failed.
-func (st *State) skipThrottled(r *oauthclient.Reply) error {
-	reason := fmt.Sprintf("throttled by the host's registration limit (source 7.3, 8): HTTP %d", r.Status)
+// skipThrottled stops a scenario whose request the host throttled: a rate
+// limit is the host's right (source 7.3, 8), so the scenario is not run,
+// never failed. what names the request ("registration").
+func (st *State) skipThrottled(r *oauthclient.Reply, what string) error {
+	reason := fmt.Sprintf("%s throttled by the host's rate limit (source 7.3, 8): HTTP %d", what, r.Status)
 	if ra := r.Header.Get("Retry-After"); ra != "" {
 		reason += ", Retry-After " + ra
 	}
@@ -247,7 +247,7 @@ func (st *State) register(ctx context.Context, body any) error {
 		return err
 	}
 	if throttled(r) {
-		return st.skipThrottled(r)
+		return st.skipThrottled(r, "registration")
 	}
 	if id, ok := r.String("client_id"); ok && r.Status/100 == 2 && id != "" {
 		st.clients.accepted()
@@ -344,7 +344,7 @@ func (st *State) deviceAuthorizationSucceeds() error {
 	}
 	r := st.oauth
 	if throttled(r) {
-		return st.skipThrottled(r)
+		return st.skipThrottled(r, "device authorization")
 	}
 	dc, okDC := r.String("device_code")
 	uc, okUC := r.String("user_code")
