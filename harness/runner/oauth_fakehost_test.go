@@ -50,9 +50,16 @@ type oauthFakeRun struct {
 // runOAuthFake serves a fake host with the given departures and a peer
 // instance that accepts the credential the target must refuse.
 func runOAuthFake(breaks []fakehost.OAuthBreak, mcpBreaks ...fakehost.Break) oauthFakeRun {
+	return runOAuthFakeWith(fakehost.OAuthOptions{RegistrationLimit: 25, Breaks: breaks}, mcpBreaks...)
+}
+
+// runOAuthFakeWith is runOAuthFake with the fake's OAuth options given whole;
+// the credential and the clock are filled in.
+func runOAuthFakeWith(opts fakehost.OAuthOptions, mcpBreaks ...fakehost.Break) oauthFakeRun {
 	clock := fakehost.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	host := fakehost.New(fakehost.MCPOptions{Breaks: mcpBreaks})
-	oa := fakehost.NewOAuth(fakehost.OAuthOptions{Credential: host.Credential(), Clock: clock, RegistrationLimit: 25, Breaks: breaks})
+	opts.Credential, opts.Clock = host.Credential(), clock
+	oa := fakehost.NewOAuth(opts)
 	oa.Mount(host.Mux())
 	srv := httptest.NewServer(host.Handler())
 	DeferCleanup(srv.Close)
@@ -165,6 +172,22 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 	It("fails the instance-binding scenario when the target accepts the peer's credential", func() {
 		expectFailure(runOAuthFake(nil, fakehost.PeerCredentialAccepted),
 			ep4+"A credential its issuing instance accepts is refused by another instance")
+	})
+
+	It("does not run, and never fails, a scenario whose registration the host throttles", func() {
+		r := runOAuthFakeWith(fakehost.OAuthOptions{RegistrationLimit: 2})
+		notRun := 0
+		for _, res := range r.run.Results {
+			Expect(res.Status).NotTo(Equal(outcome.Failed), "%s: %v", res.ID, res.Departure)
+			Expect(res.Status).NotTo(Equal(outcome.HarnessError), "%s: %s", res.ID, res.Reason)
+			if res.Status == outcome.NotRun {
+				notRun++
+				Expect(res.Reason).To(ContainSubstring("registration throttled"))
+				Expect(res.Reason).To(ContainSubstring("Retry-After"))
+			}
+		}
+		Expect(notRun).To(BeNumerically(">", 0))
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
 	})
 
 	It("counts a JSON content type departure as a SHOULD: tolerated without --strict", func() {
