@@ -11,7 +11,8 @@ type challenge struct {
 
 // parseChallenges reads a WWW-Authenticate value that may hold several
 // challenges: `Bearer realm="x", resource_metadata="u", Basic realm="y"`.
-// Parameter names are case-insensitive; values may be tokens or quoted strings.
+// Parameter names are case-insensitive; values may be tokens or quoted strings;
+// whitespace may surround the '='.
 func parseChallenges(v string) []challenge {
 	var out []challenge
 	s := v
@@ -28,14 +29,18 @@ func parseChallenges(v string) []challenge {
 		s = s[end:]
 		for {
 			rest := strings.TrimLeft(s, " ,\t")
-			eq := strings.IndexByte(rest, '=')
-			sp := strings.IndexAny(rest, " ,\t")
-			// A token followed by something other than '=' starts the next challenge.
-			if eq < 0 || (sp >= 0 && sp < eq) {
+			end := strings.IndexAny(rest, " ,\t=")
+			if end < 0 {
+				end = len(rest)
+			}
+			// RFC 9110 section 11.2: auth-param = token BWS "=" BWS value. A
+			// token followed by something other than '=' starts the next challenge.
+			after := strings.TrimLeft(rest[end:], " \t")
+			if end == 0 || !strings.HasPrefix(after, "=") {
 				break
 			}
-			name := strings.ToLower(strings.TrimSpace(rest[:eq]))
-			rest = strings.TrimLeft(rest[eq+1:], " \t")
+			name := strings.ToLower(rest[:end])
+			rest = strings.TrimLeft(after[1:], " \t")
 			var val string
 			if strings.HasPrefix(rest, `"`) {
 				var b strings.Builder
