@@ -178,7 +178,16 @@ func (st *State) lookup(key string) (string, bool) {
 
 // secrets are the credentials this scenario may show; masked in every message.
 func (st *State) secrets() []string {
-	return append([]string{st.Target.Credential, st.Target.PeerCredential, strings.TrimPrefix(st.auth, "Bearer ")}, st.flow.secrets()...)
+	return append([]string{st.Target.Credential, st.Target.PeerCredential, authCredentials(st.auth)}, st.flow.secrets()...)
+}
+
+// authCredentials is what follows the scheme in an Authorization value (RFC
+// 9110 section 11.4: auth-scheme [ 1*SP ( token68 / #auth-param ) ]); a bare
+// scheme such as "Bearer" carries none, and masking it would hide the word
+// Bearer in every message.
+func authCredentials(auth string) string {
+	_, cred, _ := strings.Cut(strings.TrimSpace(auth), " ")
+	return strings.TrimSpace(cred)
 }
 
 // depart builds a departure from the last exchanges, with the scenario's secrets masked.
