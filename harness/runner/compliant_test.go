@@ -1,0 +1,104 @@
+package runner_test
+
+import (
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/fakehost"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// needsMore says whether a scenario needs what no fake host offers here:
+// control of the host's clock, real-time waits, or approval without a person.
+func needsMore(r outcome.Result) bool {
+	return slices.ContainsFunc(r.Tags, func(t string) bool {
+		return t == "@needs-clock" || t == "@needs-time" || t == "@needs-approval"
+	})
+}
+
+// expectCompliant checks that every scenario passed, except those needing
+// more than the target offers, which are not run and say why.
+func expectCompliant(run outcome.Run) {
+	files := map[string]int{}
+	for _, r := range run.Results {
+		files[r.FeatureFile]++
+		if needsMore(r) {
+			Expect(r.Status).To(Equal(outcome.NotRun), r.ID)
+			Expect(r.Reason).NotTo(BeEmpty(), r.ID)
+			continue
+		}
+		Expect(r.Status).To(Equal(outcome.Passed), "%s: %s %s", r.ID, r.Reason, r.Departure)
+	}
+	for _, f := range mcpFeatureFiles {
+		Expect(files).To(HaveKey(f), "no scenario of %s ran", f)
+	}
+	c := run.Tally()
+	Expect(c.Failed + c.HarnessErrors).To(BeZero())
+	if c.NotRun > 0 {
+		Expect(run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	} else {
+		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
+	}
+}
+
+var _ = Describe("a compliant fake host", func() {
+	DescribeTable("passes every MCP-side scenario",
+		func(mode fakehost.Mode) {
+			expectCompliant(runFake(fakehost.MCPOptions{Mode: mode}).run)
+		},
+		Entry("answering with JSON", fakehost.JSON),
+		Entry("answering with an event stream", fakehost.SSE),
+		Entry("keeping sessions", fakehost.Sessions),
+	)
+
+	It("passes with content collections declared, when the profile says so", func() {
+		expectCompliant(runFake(fakehost.MCPOptions{Collections: true}).run)
+	})
+
+	It("runs only the scenarios a tag expression selects", func() {
+		r := runFake(fakehost.MCPOptions{}, func(_ *target.Target, o *runner.Options) { o.Tags = "@T401-8,@AFS-6" })
+		var ids []string
+		for _, res := range r.run.Results {
+			ids = append(ids, res.ID)
+			Expect(res.Status).To(Equal(outcome.Passed), res.ID)
+		}
+		Expect(ids).To(ConsistOf(t401JSON, afsMissingRead, afsMissingStat))
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
+	})
+
+	It("is not run where the target has no credential, naming credential_env", func() {
+		r := runFake(fakehost.MCPOptions{}, func(t *target.Target, _ *runner.Options) { t.Credential = "" })
+		notRun := 0
+		for _, res := range r.run.Results {
+			if !slices.Contains(res.Tags, "@needs-credential") {
+				Expect(res.Status).To(Equal(outcome.Passed), res.ID)
+				continue
+			}
+			notRun++
+			Expect(res.Status).To(Equal(outcome.NotRun), res.ID)
+			Expect(res.Reason).To(ContainSubstring("credential_env"), res.ID)
+			Expect(res.Reason).To(ContainSubstring(`"CONFORM_CREDENTIAL"`), res.ID)
+		}
+		Expect(notRun).To(BeNumerically(">", 0))
+		Expect(r.run.Tally().NotRun).To(Equal(notRun))
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	})
+
+	It("is not run where the target has no peer, naming the peer keys", func() {
+		r := runFake(fakehost.MCPOptions{}, func(t *target.Target, _ *runner.Options) { t.PeerCredential = "" })
+		for _, res := range r.run.Results {
+			if slices.Contains(res.Tags, "@needs-peer") {
+				Expect(res.Status).To(Equal(outcome.NotRun), res.ID)
+				Expect(strings.Contains(res.Reason, "peer.target") && strings.Contains(res.Reason, "peer.credential_env")).To(BeTrue(), res.Reason)
+			} else {
+				Expect(res.Status).To(Equal(outcome.Passed), res.ID)
+			}
+		}
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	})
+})
