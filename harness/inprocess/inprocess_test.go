@@ -1,0 +1,73 @@
+package inprocess_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/inprocess"
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// The reference host's gate (PRODUCT.md section 1.2): every scenario runs
+// against it and passes; none is left not run.
+var _ = Describe("The in-process reference host", func() {
+	var (
+		t    *target.Target
+		stop func()
+	)
+	BeforeEach(func(ctx context.Context) {
+		var err error
+		t, stop, err = inprocess.Start(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(stop)
+	})
+
+	It("passes every scenario, none left not run", func(ctx context.Context) {
+		run, err := runner.Run(ctx, runner.Options{Target: t})
+		Expect(err).NotTo(HaveOccurred())
+		var problems []string
+		for _, r := range run.Results {
+			if r.Status != outcome.Passed {
+				problems = append(problems, fmt.Sprintf("%s: %s %s %v", r.ID, r.Status, r.Reason, r.Departure))
+			}
+		}
+		Expect(problems).To(BeEmpty())
+		Expect(run.Results).To(HaveLen(mustCount()))
+		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
+	})
+
+	It("offers everything the scenarios may need", func() {
+		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval} {
+			Expect(t.Lacks(c)).To(BeEmpty(), c)
+		}
+	})
+
+	It("signs in to two instances that refuse each other's credentials", func(ctx context.Context) {
+		peer, err := url.Parse(t.Profile.Peer.Target)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(peer.Host).NotTo(Equal(t.Profile.Target))
+		own := mcpclient.New(t.URL("/mcp"), t.HTTP)
+		r, err := own.Call(ctx, "Bearer "+t.Credential, "tools/list", map[string]any{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Status).To(Equal(200))
+		r, err = own.Call(ctx, "Bearer "+t.PeerCredential, "tools/list", map[string]any{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Status).To(Equal(401))
+	})
+})
+
+// mustCount is the number of scenarios in the embedded features, so that a
+// run that silently drops scenarios cannot pass.
+func mustCount() int {
+	all, err := runner.List("", nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(all).NotTo(BeEmpty())
+	return len(all)
+}
