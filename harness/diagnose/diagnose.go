@@ -433,7 +433,7 @@ func (w *walk) call(ctx context.Context) (*mcpclient.ToolResult, *Verdict, error
 // unauthorized concludes step 3: which cause of source 7.2's table applies,
 // and the challenge to follow.
 func (w *walk) unauthorized(ctx context.Context, r reply) (*Verdict, error) {
-	meta := challengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+	meta := wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 	if meta == "" {
 		w.observe(3, last(r), "tools/call %s answered HTTP 401 with no Bearer challenge naming resource_metadata (source 7.2 says it carries one)", w.in.Tool)
 	} else {
@@ -528,7 +528,7 @@ func (w *walk) provider(ctx context.Context, tr *mcpclient.ToolResult) (Verdict,
 		statCode = errorCode(st.Text)
 		w.observe(5, last(r), "%s on %s answered an error: %s", w.in.StatTool, w.in.Path, abbreviate(st.Text, 200))
 	default:
-		caps, found = Capabilities(st)
+		caps, found = st.Capabilities()
 		if found {
 			w.observe(5, last(r), "%s on %s lists the capabilities [%s]", w.in.StatTool, w.in.Path, strings.Join(caps, ", "))
 		} else {
@@ -598,7 +598,7 @@ func (w *walk) notFound(ctx context.Context, tr *mcpclient.ToolResult) (Verdict,
 			}, nil
 		}
 	default:
-		if names(lt, name) {
+		if lt.Names(name) {
 			w.observe(5, last(r), "%s on the parent %s lists, and names %s", w.in.ListTool, parent, name)
 			return Verdict{
 				Step:      5,

@@ -2,7 +2,6 @@ package diagnose
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"mime"
 	"net/http"
@@ -123,104 +122,6 @@ func operationOf(tool string) (op string, sure bool) {
 	return words[0], false
 }
 
-// Capabilities finds the "capabilities" list of strings in an afs_stat
-// result: anywhere in its structured content, or in its text read as JSON.
-// The source (section 1) says the list is there but does not show the shape.
-func Capabilities(tr *mcpclient.ToolResult) ([]string, bool) {
-	for _, raw := range [][]byte{tr.Structured, []byte(tr.Text)} {
-		var v any
-		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-			continue
-		}
-		if caps, ok := findCapabilities(v); ok {
-			return caps, true
-		}
-	}
-	return nil, false
-}
-
-// findCapabilities searches depth first, keys in order, so that the answer
-// does not depend on map iteration.
-func findCapabilities(v any) ([]string, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		if list, ok := t["capabilities"].([]any); ok {
-			caps := make([]string, 0, len(list))
-			for _, c := range list {
-				s, ok := c.(string)
-				if !ok {
-					return nil, false
-				}
-				caps = append(caps, s)
-			}
-			return caps, true
-		}
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			if caps, ok := findCapabilities(t[k]); ok {
-				return caps, true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if caps, ok := findCapabilities(e); ok {
-				return caps, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// names reports whether an afs_list result names the child name. The source
-// does not show the listing's shape, so every string in the JSON (or every
-// word of plain text) counts, whole or as a path's last segment.
-func names(tr *mcpclient.ToolResult, name string) bool {
-	match := func(s string) bool {
-		s = strings.TrimRight(s, "/")
-		return s == name || strings.HasSuffix(s, "/"+name)
-	}
-	parsed := false
-	for _, raw := range [][]byte{tr.Structured, []byte(tr.Text)} {
-		var v any
-		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-			continue
-		}
-		parsed = true
-		if anyString(v, match) {
-			return true
-		}
-	}
-	if parsed {
-		return false
-	}
-	words := strings.FieldsFunc(tr.Text, func(r rune) bool { return strings.ContainsRune(" \t\r\n,;:\"'()[]{}", r) })
-	return slices.ContainsFunc(words, match)
-}
-
-func anyString(v any, match func(string) bool) bool {
-	switch t := v.(type) {
-	case string:
-		return match(t)
-	case map[string]any:
-		for _, e := range t {
-			if anyString(e, match) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if anyString(e, match) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // split returns a path's parent and last segment; name is "" for the root.
 func split(p string) (parent, name string) {
 	clean := path.Clean("/" + p)
@@ -228,64 +129,4 @@ func split(p string) (parent, name string) {
 		return "", ""
 	}
 	return path.Dir(clean), path.Base(clean)
-}
-
-// challengeParam returns the value of param in the first challenge of scheme
-// among WWW-Authenticate values (RFC 9110 section 11.6.1: a header may hold
-// several challenges, each a scheme followed by auth-params; values are
-// tokens or quoted strings). "" when there is none.
-func challengeParam(values []string, scheme, param string) string {
-	for _, v := range values {
-		current := ""
-		s := v
-		for {
-			s = strings.TrimLeft(s, " \t,")
-			if s == "" {
-				break
-			}
-			end := strings.IndexAny(s, " \t,=")
-			if end < 0 {
-				end = len(s)
-			}
-			token := s[:end]
-			s = strings.TrimLeft(s[end:], " \t")
-			if !strings.HasPrefix(s, "=") {
-				// A token not followed by "=" starts the next challenge.
-				current = token
-				continue
-			}
-			var value string
-			value, s = paramValue(strings.TrimLeft(s[1:], " \t"))
-			if strings.EqualFold(current, scheme) && strings.EqualFold(token, param) {
-				return value
-			}
-		}
-	}
-	return ""
-}
-
-// paramValue reads a token or a quoted string and returns it and the rest.
-func paramValue(s string) (string, string) {
-	if !strings.HasPrefix(s, `"`) {
-		end := strings.IndexAny(s, " \t,")
-		if end < 0 {
-			return s, ""
-		}
-		return s[:end], s[end:]
-	}
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			if i+1 < len(s) {
-				i++
-				b.WriteByte(s[i])
-			}
-		case '"':
-			return b.String(), s[i+1:]
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	return b.String(), ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // registerMCP binds the steps that call {base}/mcp and judge its replies.
@@ -307,12 +308,8 @@ func (st *State) bearerChallenge(header, want string) error {
 	if len(values) == 0 {
 		return st.depart(header+" header", fmt.Sprintf("Bearer resource_metadata=%q", want), "no such header", st.reply.Last())
 	}
-	for _, v := range values {
-		for _, c := range parseChallenges(v) {
-			if strings.EqualFold(c.scheme, "Bearer") && c.params["resource_metadata"] == want {
-				return nil
-			}
-		}
+	if wire.ChallengeParam(values, "Bearer", "resource_metadata") == want {
+		return nil
 	}
 	return st.depart(header+" header", fmt.Sprintf("a Bearer challenge with resource_metadata=%q", want), strings.Join(values, ", "), st.reply.Last())
 }
@@ -379,14 +376,7 @@ func (st *State) sameAs(name string) error {
 // resourceMetadata returns the resource_metadata of the reply's Bearer
 // challenge, or "" when it has none.
 func resourceMetadata(r *mcpclient.Reply) string {
-	for _, v := range r.Header.Values("WWW-Authenticate") {
-		for _, c := range parseChallenges(v) {
-			if m, ok := c.params["resource_metadata"]; ok && strings.EqualFold(c.scheme, "Bearer") {
-				return m
-			}
-		}
-	}
-	return ""
+	return wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 }
 
 // toolResult decodes the last reply as a tools/call result. Source 7.1: a 200
@@ -524,7 +514,7 @@ func (st *State) capabilities(mode, operation string) error {
 	if tr.IsError {
 		return st.depart("stat result", "metadata with capabilities", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
 	}
-	caps, ok := findCapabilities(tr)
+	caps, ok := tr.Capabilities()
 	if !ok {
 		return st.depart("stat result", "a capabilities list (source section 1)", abbreviate(tr.Text), st.reply.Last())
 	}
@@ -534,60 +524,8 @@ func (st *State) capabilities(mode, operation string) error {
 	return nil
 }
 
-// findCapabilities looks for a "capabilities" list of strings anywhere in the
-// structured result, or in the text parsed as JSON: the source does not show
-// afs_stat's output shape, only that it includes such a list.
-func findCapabilities(tr *mcpclient.ToolResult) ([]string, bool) {
-	for _, raw := range []json.RawMessage{tr.Structured, json.RawMessage(tr.Text)} {
-		var v any
-		if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-			continue
-		}
-		if caps, ok := searchCapabilities(v); ok {
-			return caps, true
-		}
-	}
-	return nil, false
-}
-
-func searchCapabilities(v any) ([]string, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		if list, ok := t["capabilities"].([]any); ok {
-			caps := make([]string, 0, len(list))
-			for _, c := range list {
-				if s, ok := c.(string); ok {
-					caps = append(caps, s)
-				}
-			}
-			return caps, true
-		}
-		for _, k := range sortedKeys(t) {
-			if caps, ok := searchCapabilities(t[k]); ok {
-				return caps, true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if caps, ok := searchCapabilities(e); ok {
-				return caps, true
-			}
-		}
-	}
-	return nil, false
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// listingNames looks for a child's name in an afs_list result. The source
-// does not show the listing's shape, so any mention of the name counts.
+// listingNames looks for a child's name in an afs_list result, in whatever
+// shape the host gives it (the source does not show one).
 func (st *State) listingNames(mode, path string) error {
 	path, err := st.expand(path)
 	if err != nil {
@@ -601,8 +539,7 @@ func (st *State) listingNames(mode, path string) error {
 		return st.depart("listing", "a listing", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
 	}
 	name := path[strings.LastIndex(path, "/")+1:]
-	found := strings.Contains(tr.Text, name) || bytes.Contains(tr.Structured, []byte(name))
-	if found != (mode == "names") {
+	if tr.Names(name) != (mode == "names") {
 		return st.depart("listing", fmt.Sprintf("%s %q", mode, name), abbreviate(tr.Text), st.reply.Last())
 	}
 	return nil

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,7 +215,7 @@ func describeOAuth(r *oauthclient.Reply) string {
 		}
 		return s
 	}
-	keys := sortedKeys(r.JSON)
+	keys := slices.Sorted(maps.Keys(r.JSON))
 	return s + " with members " + strings.Join(keys, ", ")
 }
 
@@ -586,12 +588,8 @@ func (st *State) fetchChallengeMetadata(ctx context.Context) error {
 		return err
 	}
 	values := st.reply.Header.Values("WWW-Authenticate")
-	for _, v := range values {
-		for _, c := range parseChallenges(v) {
-			if strings.EqualFold(c.scheme, "Bearer") && c.params["resource_metadata"] != "" {
-				return st.fetchURL(ctx, c.params["resource_metadata"])
-			}
-		}
+	if meta := wire.ChallengeParam(values, "Bearer", "resource_metadata"); meta != "" {
+		return st.fetchURL(ctx, meta)
 	}
 	return st.depart("WWW-Authenticate header", "a Bearer challenge with resource_metadata", fmt.Sprintf("%q", strings.Join(values, ", ")), st.reply.Last())
 }

@@ -10,43 +10,6 @@ import (
 	"github.com/conform-mcp/conform/harness/target"
 )
 
-var _ = Describe("parseChallenges", func() {
-	DescribeTable("reads every challenge of a WWW-Authenticate value",
-		func(header string, want []challenge) {
-			Expect(parseChallenges(header)).To(Equal(want))
-		},
-		Entry("one Bearer challenge",
-			`Bearer resource_metadata="https://h/.well-known/oauth-protected-resource"`,
-			[]challenge{{scheme: "Bearer", params: map[string]string{"resource_metadata": "https://h/.well-known/oauth-protected-resource"}}}),
-		Entry("several challenges, tokens and quoted strings",
-			`Basic realm="files", charset=UTF-8, Bearer realm=api, resource_metadata="https://h/m", error="invalid_token"`,
-			[]challenge{
-				{scheme: "Basic", params: map[string]string{"realm": "files", "charset": "UTF-8"}},
-				{scheme: "Bearer", params: map[string]string{"realm": "api", "resource_metadata": "https://h/m", "error": "invalid_token"}},
-			}),
-		Entry("escapes inside a quoted string, and a comma in it",
-			`Bearer realm="a \"quoted\" \\ name, still", resource_metadata="https://h/m"`,
-			[]challenge{{scheme: "Bearer", params: map[string]string{"realm": `a "quoted" \ name, still`, "resource_metadata": "https://h/m"}}}),
-		Entry("parameter names in any case, spaces around =",
-			`Bearer Resource_Metadata = "https://h/m", REALM="x"`,
-			[]challenge{{scheme: "Bearer", params: map[string]string{"resource_metadata": "https://h/m", "realm": "x"}}}),
-		Entry("a scheme with no parameters, then another challenge",
-			`Negotiate, Bearer resource_metadata="https://h/m"`,
-			[]challenge{
-				{scheme: "Negotiate", params: map[string]string{}},
-				{scheme: "Bearer", params: map[string]string{"resource_metadata": "https://h/m"}},
-			}),
-		Entry("nothing", ``, []challenge(nil)),
-	)
-
-	It("finds the Bearer challenge after a token68 that ends in '='", func() {
-		cs := parseChallenges(`Basic dXNlcg==, Bearer resource_metadata="https://h/m"`)
-		Expect(cs).To(HaveLen(2))
-		Expect(cs[0].scheme).To(Equal("Basic"))
-		Expect(cs[1]).To(Equal(challenge{scheme: "Bearer", params: map[string]string{"resource_metadata": "https://h/m"}}))
-	})
-})
-
 var _ = Describe("parseSpan", func() {
 	DescribeTable("reads the time spans features speak of",
 		func(text string, want time.Duration) {

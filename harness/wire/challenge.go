@@ -1,20 +1,22 @@
-package steps
+package wire
 
 import "strings"
 
-// challenge is one auth challenge of a WWW-Authenticate header (RFC 9110
+// Challenge is one auth challenge of a WWW-Authenticate header (RFC 9110
 // section 11.6.1): a scheme and its auth-params.
-type challenge struct {
-	scheme string
-	params map[string]string
+type Challenge struct {
+	// Scheme is the auth-scheme as sent (compare it case-insensitively).
+	Scheme string
+	// Params are the auth-params, names in lower case.
+	Params map[string]string
 }
 
-// parseChallenges reads a WWW-Authenticate value that may hold several
+// ParseChallenges reads a WWW-Authenticate value that may hold several
 // challenges: `Bearer realm="x", resource_metadata="u", Basic realm="y"`.
 // Parameter names are case-insensitive; values may be tokens or quoted strings;
 // whitespace may surround the '='.
-func parseChallenges(v string) []challenge {
-	var out []challenge
+func ParseChallenges(v string) []Challenge {
+	var out []Challenge
 	s := v
 	for {
 		s = strings.TrimLeft(s, " ,\t")
@@ -25,7 +27,7 @@ func parseChallenges(v string) []challenge {
 		if end < 0 {
 			end = len(s)
 		}
-		cur := challenge{scheme: s[:end], params: map[string]string{}}
+		cur := Challenge{Scheme: s[:end], Params: map[string]string{}}
 		s = s[end:]
 		for {
 			rest := strings.TrimLeft(s, " ,\t")
@@ -63,9 +65,24 @@ func parseChallenges(v string) []challenge {
 				}
 				val, rest = rest[:e], rest[e:]
 			}
-			cur.params[name] = val
+			cur.Params[name] = val
 			s = rest
 		}
 		out = append(out, cur)
 	}
+}
+
+// ChallengeParam returns the value of param in the first challenge of scheme
+// among WWW-Authenticate values, or "" when there is none. Source 7.2 names
+// the one the suite needs: resource_metadata of the Bearer challenge.
+func ChallengeParam(values []string, scheme, param string) string {
+	param = strings.ToLower(param)
+	for _, v := range values {
+		for _, c := range ParseChallenges(v) {
+			if value, ok := c.Params[param]; ok && strings.EqualFold(c.Scheme, scheme) {
+				return value
+			}
+		}
+	}
+	return ""
 }
