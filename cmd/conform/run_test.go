@@ -1,0 +1,209 @@
+package main_test
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+
+	"github.com/conform-mcp/conform/harness/fakehost"
+)
+
+// credentialEnv is the variable the profiles below name; the credential only
+// ever reaches the binary through it, never through argv.
+const credentialEnv = "FAKE_HOST_TOKEN"
+
+// profileFor writes a profile for a fake host that takes its credential from
+// credentialEnv.
+func profileFor(f fake) string {
+	return writeFile("profile.yaml", fmt.Sprintf("target: %s\ncredential_env: %s\n", f.url, credentialEnv))
+}
+
+var _ = Describe("conform run", func() {
+	Context("with no target", func() {
+		It("runs every scenario against the in-process reference host and passes", func() {
+			total := len(listed())
+			s := exits(conform(nil, "run"), 0)
+			Expect(s.Out).To(gbytes.Say(`(?m)^%d passed, 0 failed$`, total))
+		})
+
+		It("runs only the scenarios of a source section", func() {
+			want := len(listed("7.2"))
+			s := exits(conform(nil, "run", "7.2"), 0)
+			Expect(s.Out).To(gbytes.Say(`(?m)^%d passed, 0 failed$`, want))
+			Expect(want).To(BeNumerically("<", len(listed())), "a section is a strict subset")
+		})
+
+		It("runs only the scenarios a tag expression selects", func() {
+			ids := listed("--tags", "@T401-4")
+			s := exits(conform(nil, "run", "--tags", "@T401-4"), 0)
+			Expect(s.Out).To(gbytes.Say(`(?m)^%d passed, 0 failed$`, len(ids)))
+			for _, id := range ids {
+				// IDs are "<feature file>: <scenario name>"; pretty prints the name.
+				Expect(stdout(s)).To(ContainSubstring(id[strings.Index(id, ": ")+2:]))
+			}
+		})
+
+		It("writes every report of a comma-separated --format at once", func() {
+			dir := GinkgoT().TempDir()
+			junit, cucumber, html := filepath.Join(dir, "j.xml"), filepath.Join(dir, "c.json"), filepath.Join(dir, "r.html")
+			total := len(listed())
+			exits(conform(nil, "run", "--format", "progress,junit:"+junit+",cucumber:"+cucumber+",html:"+html), 0)
+
+			raw, err := os.ReadFile(junit)
+			Expect(err).NotTo(HaveOccurred())
+			var suites struct {
+				XMLName xml.Name `xml:"testsuites"`
+				Tests   int      `xml:"tests,attr"`
+				Suites  []struct {
+					Cases []struct {
+						Name string `xml:"name,attr"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			Expect(xml.Unmarshal(raw, &suites)).To(Succeed())
+			cases := 0
+			for _, s := range suites.Suites {
+				cases += len(s.Cases)
+			}
+			Expect(suites.Tests).To(Equal(total))
+			Expect(cases).To(Equal(total))
+
+			raw, err = os.ReadFile(cucumber)
+			Expect(err).NotTo(HaveOccurred())
+			var features []struct {
+				URI      string            `json:"uri"`
+				Elements []json.RawMessage `json:"elements"`
+			}
+			Expect(json.Unmarshal(raw, &features)).To(Succeed())
+			elements := 0
+			for _, f := range features {
+				elements += len(f.Elements)
+			}
+			Expect(elements).To(Equal(total))
+
+			raw, err = os.ReadFile(html)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(raw)).To(ContainSubstring(`<table class="matrix">`))
+			Expect(string(raw)).To(ContainSubstring("Outcomes by source section"))
+		})
+
+		It("never exits 0 when the selection runs nothing", func() {
+			s := conform(nil, "run", "--tags", "@NO-SUCH-TAG")
+			Eventually(s, 60*time.Second).Should(gexec.Exit())
+			Expect(s.ExitCode()).To(BeElementOf(2, 3))
+		})
+	})
+
+	Context("against a host that breaks a MUST", func() {
+		It("fails with the requirement, expected and actual, and never prints the credential", func() {
+			f := serveFake([]fakehost.Break{fakehost.ChallengeMissing})
+			s := exits(conform([]string{credentialEnv + "=" + f.credential}, "run", "--profile", profileFor(f)), 1)
+			Expect(s.Out).To(gbytes.Say(`✗ .*FAILED`))
+			Expect(s.Out).To(gbytes.Say(`T401-2, section 7\.2 \(MUST\)`))
+			Expect(s.Out).To(gbytes.Say(`expected: .*resource_metadata`))
+			Expect(s.Out).To(gbytes.Say(`actual: `))
+			// The credential was used: the scenarios that need it ran.
+			Expect(stdout(s)).NotTo(ContainSubstring("set credential_env"))
+			Expect(stdout(s)).NotTo(ContainSubstring(f.credential))
+			Expect(stderr(s)).NotTo(ContainSubstring(f.credential))
+		})
+	})
+
+	Context("against a host that breaks only a SHOULD", func() {
+		DescribeTable("passes without --strict and fails with it",
+			func(tag string, breaks []fakehost.Break, oauthBreaks []fakehost.OAuthBreak) {
+				f := serveFake(breaks, oauthBreaks...)
+				s := exits(conform(nil, "run", "--target", f.url, "--tags", tag), 0)
+				Expect(s.Out).To(gbytes.Say(`1 tolerated`))
+
+				f = serveFake(breaks, oauthBreaks...)
+				s = exits(conform(nil, "run", "--strict", "--target", f.url, "--tags", tag), 1)
+				Expect(s.Out).To(gbytes.Say(`\(SHOULD\)`))
+			},
+			Entry("a 401 body that is not application/json", "@T401-8", []fakehost.Break{fakehost.BodyNotJSON}, nil),
+			Entry("OAuth errors served as text", "@OAUTH-8", nil, []fakehost.OAuthBreak{fakehost.ErrorsAsText}),
+		)
+	})
+
+	Context("against a compliant host with no credential in the environment", func() {
+		It("is incomplete, and says the credential scenarios need credential_env", func() {
+			f := serveFake(nil)
+			s := exits(conform(nil, "run", "--profile", profileFor(f)), 3)
+			Expect(s.Out).To(gbytes.Say(`not run: needs a credential: set credential_env \(now "` + credentialEnv + `"\)`))
+			Expect(stdout(s)).To(MatchRegexp(`(?m)^\d+ passed, 0 failed, \d+ not run$`))
+		})
+	})
+
+	Context("with --expected-failures", func() {
+		// Under ChallengeMissing, @T401-5 selects one scenario that fails
+		// (the challenge of the anonymous privileged call) and one that passes.
+		var failing string
+		BeforeEach(func() {
+			for _, id := range listed("--tags", "@T401-5") {
+				if strings.HasPrefix(id, "7_2_transport_401.feature: ") {
+					failing = id
+				}
+			}
+			Expect(failing).NotTo(BeEmpty())
+		})
+
+		It("lets a listed failure pass the run", func() {
+			file := writeFile("expected.txt", "# known departures\n\n"+failing+"\n")
+			f := serveFake([]fakehost.Break{fakehost.ChallengeMissing})
+			exits(conform(nil, "run", "--target", f.url, "--tags", "@T401-5"), 1)
+			s := exits(conform(nil, "run", "--target", f.url, "--tags", "@T401-5", "--expected-failures", file), 0)
+			Expect(s.Out).To(gbytes.Say(`1 passed, 1 failed, 1 tolerated`))
+		})
+
+		It("fails the run when a listed scenario passes, so a stale baseline hides nothing", func() {
+			file := writeFile("expected.txt", failing+"\n")
+			f := serveFake(nil)
+			s := exits(conform(nil, "run", "--target", f.url, "--tags", "@T401-5", "--expected-failures", file), 1)
+			Expect(s.Out).To(gbytes.Say(`2 passed, 0 failed, 1 expected failures now pass`))
+		})
+
+		It("is a usage error when the file cannot be read", func() {
+			s := exits(conform(nil, "run", "--expected-failures", filepath.Join(home, "missing.txt")), 2)
+			Expect(s.Err).To(gbytes.Say(`expected failures`))
+		})
+	})
+
+	DescribeTable("refuses bad usage and bad profiles with exit 2",
+		func(args func() []string, message string) {
+			s := exits(conform(nil, args()...), 2)
+			Expect(s.Err).To(gbytes.Say(message))
+		},
+		Entry("an unknown flag", func() []string { return []string{"run", "--no-such-flag"} }, `unknown flag: --no-such-flag`),
+		Entry("an unknown format", func() []string { return []string{"run", "--format", "pretty,bogus"} }, `unknown format "bogus"`),
+		Entry("an unreadable profile", func() []string {
+			return []string{"run", "--profile", filepath.Join(home, "no-such-profile.yaml")}
+		}, `read profile`),
+		Entry("a profile with an unknown key", func() []string {
+			return []string{"run", "--profile", writeFile("typo.yaml", "target: http://127.0.0.1:1\ncredentials_env: X\n")}
+		}, `field credentials_env not found`),
+		Entry("a target that is not http", func() []string { return []string{"run", "--target", "ftp://x"} }, `must be an http or https URL`),
+	)
+
+	It("says within seconds that a target on a closed port is unreachable", func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		addr := ln.Addr().String()
+		Expect(ln.Close()).To(Succeed())
+
+		start := time.Now()
+		s := conform(nil, "run", "--target", "http://"+addr)
+		Eventually(s, 10*time.Second).Should(gexec.Exit(1))
+		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
+		Expect(s.Err).To(gbytes.Say(`target http://` + addr + ` is unreachable`))
+	})
+})
