@@ -1,0 +1,58 @@
+package profile_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/profile"
+)
+
+var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
+	It("keeps the reference host's defaults for every key it does not set", func() {
+		p, err := profile.Parse([]byte("target: https://tools.example.com/\npaths:\n  closed: /private/x\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Target).To(Equal("https://tools.example.com"))
+		Expect(p.Paths.Closed).To(Equal("/private/x"))
+		Expect(p.Paths.Open).To(Equal("/public/readme.md"))
+		Expect(p.Tools.Write).To(Equal("afs_write"))
+		Expect(p.OAuth.Register).To(Equal("/oauth/register"))
+		Expect(p.RegistrationLimit).To(Equal(50))
+		Expect(p.CredentialEnv).To(Equal("CONFORM_CREDENTIAL"))
+	})
+
+	DescribeTable("refuses what a run cannot use, saying which key",
+		func(yaml, want string) {
+			_, err := profile.Parse([]byte(yaml))
+			Expect(err).To(MatchError(ContainSubstring(want)))
+		},
+		Entry("a typo in a key", "target: http://h\npaths:\n  opne: /x\n", "opne"),
+		Entry("no target", "slow: true\n", "target is required"),
+		Entry("a target that is not http", "target: ftp://h\n", "http or https URL"),
+		Entry("credentials in the URL", "target: https://user:secret@h\n", "must not carry credentials"),
+		Entry("a relative path", "target: http://h\npaths:\n  open: public/x\n", "must start with /"),
+		Entry("no registrations to probe with", "target: http://h\nregistration_limit: 0\n", "registration_limit"),
+		Entry("a bad peer", "target: http://h\npeer:\n  target: nope\n", "peer.target"),
+	)
+
+	It("reads credentials from the environment variables it names, never from the file", func() {
+		GinkgoT().Setenv("CONFORM_TEST_CRED", "  token-a  ")
+		GinkgoT().Setenv("CONFORM_TEST_PEER", "token-b")
+		p, err := profile.Parse([]byte("target: http://h\ncredential_env: CONFORM_TEST_CRED\npeer:\n  target: http://p\n  credential_env: CONFORM_TEST_PEER\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Credential()).To(Equal("token-a"))
+		Expect(p.PeerCredential()).To(Equal("token-b"))
+	})
+
+	It("loads a file and says when it cannot", func() {
+		file := filepath.Join(GinkgoT().TempDir(), "host.yaml")
+		Expect(os.WriteFile(file, []byte("target: http://h:1\n"), 0o600)).To(Succeed())
+		p, err := profile.Load(file)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Target).To(Equal("http://h:1"))
+		_, err = profile.Load(filepath.Join(GinkgoT().TempDir(), "missing.yaml"))
+		Expect(err).To(MatchError(ContainSubstring("read profile")))
+	})
+})

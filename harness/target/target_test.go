@@ -1,0 +1,86 @@
+package target_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+type fakeClock struct{ advanced time.Duration }
+
+func (c *fakeClock) Advance(d time.Duration) { c.advanced += d }
+
+var _ = Describe("a target's capabilities", func() {
+	It("names the missing profile key for each capability it lacks", func() {
+		t := target.FromProfile(profile.Default("http://h"))
+		Expect(t.Lacks(target.NeedsCredential)).To(ContainSubstring("credential_env"))
+		Expect(t.Lacks(target.NeedsPeer)).To(ContainSubstring("peer.target"))
+		Expect(t.Lacks(target.NeedsClock)).To(ContainSubstring("clock"))
+		Expect(t.Lacks(target.NeedsTime)).To(ContainSubstring("slow: true"))
+		Expect(t.Lacks(target.NeedsApproval)).To(ContainSubstring("oauth.device_approval_command"))
+		Expect(t.Lacks("teleport")).To(ContainSubstring("unknown capability"))
+	})
+
+	It("meets them once the profile provides them", func() {
+		p := profile.Default("http://h")
+		p.Slow = true
+		p.OAuth.DeviceApprovalCommand = "true"
+		t := target.FromProfile(p)
+		t.Credential, t.PeerCredential = "a", "b"
+		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsTime, target.NeedsApproval} {
+			Expect(t.Lacks(c)).To(BeEmpty(), c)
+		}
+	})
+
+	It("advances a controllable clock at once instead of waiting", func(ctx context.Context) {
+		clk := &fakeClock{}
+		t := &target.Target{Profile: profile.Default("http://h"), Clock: clk}
+		start := time.Now()
+		Expect(t.Wait(ctx, 7*24*time.Hour, nil)).To(Succeed())
+		Expect(clk.advanced).To(Equal(7 * 24 * time.Hour))
+		Expect(time.Since(start)).To(BeNumerically("<", time.Second))
+	})
+
+	It("refuses a real-time wait the profile does not allow", func(ctx context.Context) {
+		t := &target.Target{Profile: profile.Default("http://h")}
+		Expect(t.Wait(ctx, time.Hour, nil)).To(MatchError(ContainSubstring("slow: true")))
+	})
+
+	It("announces a real-time wait and stops when cancelled", func() {
+		p := profile.Default("http://h")
+		p.Slow = true
+		t := &target.Target{Profile: p}
+		var announced time.Duration
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		err := t.Wait(ctx, time.Hour, func(_ string, d time.Duration) { announced = d })
+		Expect(err).To(MatchError(context.Canceled))
+		Expect(announced).To(Equal(time.Hour))
+	})
+})
+
+var _ = Describe("the device approval command", func() {
+	It("passes the user code and target as arguments, never as shell text", func(ctx context.Context) {
+		dir := GinkgoT().TempDir()
+		out := filepath.Join(dir, "args")
+		approve := target.CommandApprover(`printf '%s|%s' {user_code} {target} > `+out, "http://h:1")
+		hostile := `X"; touch ` + filepath.Join(dir, "pwned") + `; echo "`
+		Expect(approve(ctx, hostile)).To(Succeed())
+		got, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(got)).To(Equal(hostile + "|http://h:1"))
+		Expect(filepath.Join(dir, "pwned")).NotTo(BeAnExistingFile())
+	})
+
+	It("reports the command's failure with its output", func(ctx context.Context) {
+		approve := target.CommandApprover("echo no such code >&2; exit 3", "http://h")
+		Expect(approve(ctx, "ABCD-EFGH")).To(MatchError(ContainSubstring("no such code")))
+	})
+})
