@@ -1,0 +1,218 @@
+package main_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+	"github.com/onsi/gomega/gexec"
+)
+
+// notRunTags returns, for every scenario of a cucumber report that did not
+// pass, its capability tags, and fails the spec if any step failed: what is
+// left out must be left out for a missing capability, never failed.
+func notRunTags(report string) map[string][]string {
+	GinkgoHelper()
+	raw, err := os.ReadFile(report)
+	Expect(err).NotTo(HaveOccurred())
+	var features []struct {
+		Elements []struct {
+			Name string `json:"name"`
+			Tags []struct {
+				Name string `json:"name"`
+			} `json:"tags"`
+			Steps []struct {
+				Result struct {
+					Status string `json:"status"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	Expect(json.Unmarshal(raw, &features)).To(Succeed())
+	out := map[string][]string{}
+	for _, f := range features {
+		for _, e := range f.Elements {
+			passed := true
+			for _, st := range e.Steps {
+				Expect(st.Result.Status).To(BeElementOf("passed", "skipped"), e.Name)
+				passed = passed && st.Result.Status == "passed"
+			}
+			if passed {
+				continue
+			}
+			out[e.Name] = []string{}
+			for _, t := range e.Tags {
+				if strings.HasPrefix(t.Name, "@needs-") {
+					out[e.Name] = append(out[e.Name], t.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// needsOneOf says every scenario left out needs at least one of tags.
+func needsOneOf(left map[string][]string, tags ...string) {
+	GinkgoHelper()
+	Expect(left).NotTo(BeEmpty())
+	for name, needs := range left {
+		Expect(needs).To(ContainElement(BeElementOf(tags)), "%q was not run", name)
+	}
+}
+
+// post sends a request and returns the status and the body.
+func post(rawURL, contentType, auth, body string) (int, string) {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodPost, rawURL, strings.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", contentType)
+	// The streamable HTTP transport asks clients to accept both.
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp.StatusCode, string(raw)
+}
+
+// signIn obtains a credential through the device grant with raw HTTP, the
+// approval given by `toolhost approve` as a person at the consent page would.
+func signIn(base string) string {
+	GinkgoHelper()
+	status, body := post(base+"/oauth/register", "application/json", "",
+		`{"client_name":"toolhost spec","redirect_uris":["http://127.0.0.1/callback"]}`)
+	Expect(status).To(Equal(http.StatusCreated), body)
+	var reg struct {
+		ClientID string `json:"client_id"`
+	}
+	Expect(json.Unmarshal([]byte(body), &reg)).To(Succeed())
+
+	status, body = post(base+"/oauth/device_authorization", "application/x-www-form-urlencoded", "",
+		url.Values{"client_id": {reg.ClientID}}.Encode())
+	Expect(status).To(Equal(http.StatusOK), body)
+	var da struct {
+		DeviceCode string `json:"device_code"`
+		UserCode   string `json:"user_code"`
+	}
+	Expect(json.Unmarshal([]byte(body), &da)).To(Succeed())
+
+	exits(start(toolhostPath, "approve", "--target", base, da.UserCode), 0)
+
+	status, body = post(base+"/oauth/token", "application/x-www-form-urlencoded", "", url.Values{
+		"grant_type":  {"urn:ietf:params:oauth:grant-type:device_code"},
+		"device_code": {da.DeviceCode},
+		"client_id":   {reg.ClientID},
+	}.Encode())
+	Expect(status).To(Equal(http.StatusOK), body)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	Expect(json.Unmarshal([]byte(body), &tok)).To(Succeed())
+	Expect(tok.AccessToken).NotTo(BeEmpty())
+	return tok.AccessToken
+}
+
+// write calls the privileged afs_write on the writable overlay path.
+func write(base, credential string) (int, string) {
+	return post(base+"/mcp", "application/json", "Bearer "+credential,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"afs_write","arguments":{"path":"/overlay/scratch.txt","content":"hello\n"}}}`)
+}
+
+// expectWritten says a tools/call reply is a result that is no tool error
+// (isError absent or false), so the call passed all four gates.
+func expectWritten(body string) {
+	GinkgoHelper()
+	var reply struct {
+		Result *struct {
+			IsError bool `json:"isError"`
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	Expect(json.Unmarshal([]byte(body), &reply)).To(Succeed(), body)
+	Expect(reply.Result).NotTo(BeNil(), body)
+	Expect(reply.Result.IsError).To(BeFalse(), body)
+	Expect(reply.Result.Content).To(ContainElement(HaveField("Text", ContainSubstring("/overlay/scratch.txt"))), body)
+}
+
+var _ = Describe("toolhost serve", func() {
+	It("serves discovery, passes the suite as far as a bare target allows, and stops on SIGTERM", func() {
+		host, base := serve("127.0.0.1:0", GinkgoT().TempDir())
+
+		resp, err := http.Get(base + "/.well-known/mcp.json")
+		Expect(err).NotTo(HaveOccurred())
+		var doc map[string]any
+		Expect(json.NewDecoder(resp.Body).Decode(&doc)).To(Succeed())
+		Expect(resp.Body.Close()).To(Succeed())
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(doc).To(HaveKeyWithValue("url", base+"/mcp"))
+
+		report := filepath.Join(GinkgoT().TempDir(), "c.json")
+		exits(start(conformPath, "run", "--target", base, "--format", "progress,cucumber:"+report), 3)
+		needsOneOf(notRunTags(report), "@needs-credential", "@needs-peer", "@needs-time", "@needs-clock", "@needs-approval")
+
+		host.Terminate()
+		exits(host, 0)
+	})
+
+	It("passes all but the time windows with an approval command and a peer", func() {
+		_, base := serve("127.0.0.1:0", GinkgoT().TempDir())
+		_, peer := serve("127.0.0.1:0", GinkgoT().TempDir())
+		dir := GinkgoT().TempDir()
+		profile := filepath.Join(dir, "host.yaml")
+		Expect(os.WriteFile(profile, []byte(fmt.Sprintf(
+			"target: %s\npeer:\n  target: %s\noauth:\n  device_approval_command: %q\n",
+			base, peer, toolhostPath+" approve --target {target} {user_code}")), 0o600)).To(Succeed())
+
+		report := filepath.Join(dir, "c.json")
+		run := exits(start(conformPath, "run", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
+		Expect(run.Err).To(gbytes.Say(`signed in to ` + base + ` through the device grant`))
+		Expect(run.Err).To(gbytes.Say(`signed in to ` + peer + ` through the device grant`))
+		needsOneOf(notRunTags(report), "@needs-time", "@needs-clock")
+	})
+
+	It("keeps credentials across a restart on the same data directory", func() {
+		data := GinkgoT().TempDir()
+		host, base := serve("127.0.0.1:0", data)
+		credential := signIn(base)
+		status, body := write(base, credential)
+		Expect(status).To(Equal(http.StatusOK), body)
+		expectWritten(body)
+
+		host.Terminate()
+		exits(host, 0)
+		_, again := serve(strings.TrimPrefix(base, "http://"), data)
+		Expect(again).To(Equal(base))
+
+		status, body = write(base, credential)
+		Expect(status).To(Equal(http.StatusOK), body)
+		expectWritten(body)
+		// The same call with a credential the host never issued is refused,
+		// so the 200 above is the stored credential's doing.
+		status, _ = write(base, credential+"x")
+		Expect(status).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("refuses a second instance on a data directory in use", func() {
+		data := GinkgoT().TempDir()
+		serve("127.0.0.1:0", data)
+		second := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", data)
+		Eventually(second, 10*time.Second).Should(gexec.Exit())
+		Expect(second.ExitCode()).NotTo(BeZero())
+		Expect(second.Err).To(gbytes.Say(`data directory in use`))
+	})
+})
