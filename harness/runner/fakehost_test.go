@@ -36,9 +36,12 @@ var mcpFeatureFiles = []string{
 }
 
 // mcpFeatures copies the MCP-side features out of the embedded set.
-func mcpFeatures() fs.FS {
+func mcpFeatures() fs.FS { return featureFiles(mcpFeatureFiles) }
+
+// featureFiles copies the named features out of the embedded set.
+func featureFiles(names []string) fs.FS {
 	m := fstest.MapFS{}
-	for _, name := range mcpFeatureFiles {
+	for _, name := range names {
 		data, err := fs.ReadFile(features.FS, name)
 		Expect(err).NotTo(HaveOccurred())
 		m[name] = &fstest.MapFile{Data: data}

@@ -7,13 +7,11 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/conform-mcp/conform/features"
 	"github.com/conform-mcp/conform/harness/fakehost"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
@@ -30,15 +28,7 @@ var oauthFeatureFiles = []string{
 	"8_limits.feature",
 }
 
-func oauthFeatures() fs.FS {
-	m := fstest.MapFS{}
-	for _, name := range oauthFeatureFiles {
-		data, err := fs.ReadFile(features.FS, name)
-		Expect(err).NotTo(HaveOccurred())
-		m[name] = &fstest.MapFile{Data: data}
-	}
-	return m
-}
+func oauthFeatures() fs.FS { return featureFiles(oauthFeatureFiles) }
 
 // oauthFakeRun is one run of the OAuth-side features against a fake host
 // with its OAuth surface, a clock the harness moves and an approver.

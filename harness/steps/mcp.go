@@ -502,17 +502,28 @@ func (st *State) contentTools() error {
 	return nil
 }
 
-func (st *State) capabilities(mode, operation string) error {
-	operation, err := st.expand(operation)
+// succeeded expands a step's argument and returns the last tool result,
+// which must not be an error: what the step checks next is in a result the
+// host meant as a success.
+func (st *State) succeeded(arg, what string) (string, *mcpclient.ToolResult, error) {
+	arg, err := st.expand(arg)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	tr, err := st.toolResult()
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	if tr.IsError {
-		return st.depart("stat result", "metadata with capabilities", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
+		return "", nil, st.depart(what, "a result that is not an error", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
+	}
+	return arg, tr, nil
+}
+
+func (st *State) capabilities(mode, operation string) error {
+	operation, tr, err := st.succeeded(operation, "stat result")
+	if err != nil {
+		return err
 	}
 	caps, ok := tr.Capabilities()
 	if !ok {
@@ -527,16 +538,9 @@ func (st *State) capabilities(mode, operation string) error {
 // listingNames looks for a child's name in an afs_list result, in whatever
 // shape the host gives it (the source does not show one).
 func (st *State) listingNames(mode, path string) error {
-	path, err := st.expand(path)
+	path, tr, err := st.succeeded(path, "listing")
 	if err != nil {
 		return err
-	}
-	tr, err := st.toolResult()
-	if err != nil {
-		return err
-	}
-	if tr.IsError {
-		return st.depart("listing", "a listing", fmt.Sprintf("an error: %q", tr.Text), st.reply.Last())
 	}
 	name := path[strings.LastIndex(path, "/")+1:]
 	if tr.Names(name) != (mode == "names") {
