@@ -118,30 +118,7 @@ func (c *Client) Call(ctx context.Context, auth, method string, params any) (*Re
 		s.mu.Unlock()
 		return r, nil
 	}
-	return c.exchange(ctx, auth, jsonType, c.request(method, params), true)
-}
-
-// Notify sends a JSON-RPC notification (no id). The host is expected to answer
-// 202 with no body (Transports, "Sending Messages to the Server").
-// Sending notifications/initialized completes a handshake the caller began
-// with its own initialize.
-func (c *Client) Notify(ctx context.Context, auth, method string, params any) (*Reply, error) {
-	build := func() ([]byte, string, error) {
-		body, err := encode(nil, method, params)
-		return body, "", err
-	}
-	if method != "notifications/initialized" {
-		return c.exchange(ctx, auth, jsonType, build, true)
-	}
-	r, err := c.exchange(ctx, auth, jsonType, build, false)
-	if err != nil {
-		return nil, err
-	}
-	s := c.session(auth)
-	s.mu.Lock()
-	s.notified = s.opened
-	s.mu.Unlock()
-	return r, nil
+	return c.exchange(ctx, auth, jsonType, c.request(method, params))
 }
 
 // Send posts a raw body with the given Content-Type ("" sends none), for
@@ -149,7 +126,7 @@ func (c *Client) Notify(ctx context.Context, auth, method string, params any) (*
 // It does the session handshake like Call. Since the client cannot know the
 // body's ids, Reply.Message is the first JSON-RPC response in the reply.
 func (c *Client) Send(ctx context.Context, auth string, contentType string, body []byte) (*Reply, error) {
-	return c.exchange(ctx, auth, contentType, func() ([]byte, string, error) { return body, "", nil }, true)
+	return c.exchange(ctx, auth, contentType, func() ([]byte, string, error) { return body, "", nil })
 }
 
 // request returns a builder of a JSON-RPC request that takes its id when
@@ -167,11 +144,11 @@ func (c *Client) request(method string, params any) func() ([]byte, string, erro
 // first if needed, then the message, then once more on a fresh session if the
 // host says the session has ended. build makes the message's body and the id
 // its response must carry ("" for any).
-func (c *Client) exchange(ctx context.Context, auth, contentType string, build func() ([]byte, string, error), notify bool) (*Reply, error) {
+func (c *Client) exchange(ctx context.Context, auth, contentType string, build func() ([]byte, string, error)) (*Reply, error) {
 	s := c.session(auth)
 	var exs []wire.Exchange
 	for attempt := 0; ; attempt++ {
-		st, hs, err := c.handshake(ctx, auth, s, notify)
+		st, hs, err := c.handshake(ctx, auth, s)
 		exs = append(exs, hs...)
 		if err != nil {
 			return nil, err
@@ -198,12 +175,12 @@ func (c *Client) exchange(ctx context.Context, auth, contentType string, build f
 }
 
 // handshake opens the session for auth if it is not open (Lifecycle,
-// "Initialization": initialize, then notifications/initialized when notify),
+// "Initialization": initialize, then notifications/initialized),
 // and returns what the next request must carry. A refused or failed handshake
 // is not an error: the host's answer to the caller's own request is what the
 // scenario judges, and the handshake is tried again before the next one.
 // The error is the harness's own failure only.
-func (c *Client) handshake(ctx context.Context, auth string, s *session, notify bool) (state, []wire.Exchange, error) {
+func (c *Client) handshake(ctx context.Context, auth string, s *session) (state, []wire.Exchange, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var exs []wire.Exchange
@@ -220,7 +197,7 @@ func (c *Client) handshake(ctx context.Context, auth string, s *session, notify 
 		exs = append(exs, r.Exchanges...)
 		s.open(r)
 	}
-	if s.opened && !s.notified && notify {
+	if s.opened && !s.notified {
 		body, err := encode(nil, "notifications/initialized", nil)
 		if err != nil {
 			return state{}, exs, err
