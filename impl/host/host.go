@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"runtime/debug"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
@@ -27,8 +26,8 @@ type Authority interface {
 
 // Options are the host's run-time choices that are not configuration.
 type Options struct {
-	// DataDir holds the host's files (the overlay's disk tree). When empty a
-	// temporary directory is used and removed by Close.
+	// DataDir holds the host's files (the overlay's disk tree). Required;
+	// Open provides a temporary one when its caller gives none.
 	DataDir string
 	// Auth verifies credentials and serves the OAuth endpoints. Required.
 	Auth Authority
@@ -45,20 +44,14 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	if opts.Auth == nil {
 		return nil, errors.New("host: an Authority is required")
 	}
+	if opts.DataDir == "" {
+		return nil, errors.New("host: a data directory is required")
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}
 	h := &Host{}
-	dataDir := opts.DataDir
-	if dataDir == "" {
-		tmp, err := os.MkdirTemp("", "conform-host-")
-		if err != nil {
-			return nil, fmt.Errorf("host: data directory: %w", err)
-		}
-		dataDir = tmp
-		h.closers = append(h.closers, func() error { return os.RemoveAll(tmp) })
-	}
-	fsys, err := h.buildFS(cfg, dataDir)
+	fsys, err := h.buildFS(cfg, opts.DataDir)
 	if err != nil {
 		return nil, errors.Join(err, h.Close())
 	}

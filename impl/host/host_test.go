@@ -283,6 +283,14 @@ var _ = Describe("host.New", func() {
 		Expect(err).To(MatchError("host: an Authority is required"))
 	})
 
+	It("needs a data directory, which Open provides when its caller gives none", func() {
+		_, err := host.New(defaultConfig(), host.Options{Auth: fakeAuthority{}})
+		Expect(err).To(MatchError("host: a data directory is required"))
+		h, err := host.Open(defaultConfig(), host.OpenOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(h.Close()).To(Succeed())
+	})
+
 	It("creates the overlay directory under the data directory on start", func() {
 		dir := GinkgoT().TempDir()
 		startHost(defaultConfig(), dir)
