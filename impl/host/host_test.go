@@ -256,7 +256,7 @@ var _ = Describe("Reference host with content collections", func() {
 	BeforeEach(func() {
 		cfg := defaultConfig()
 		cfg.Collections = []config.Collection{{Name: "docs", Path: "/public"}}
-		srv = startHost(cfg, "")
+		srv = startHost(cfg, GinkgoT().TempDir())
 	})
 
 	It("lists the content tools and lets anonymous callers use them", func() {
