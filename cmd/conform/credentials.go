@@ -43,7 +43,7 @@ func signInTo(ctx context.Context, p profile.Profile, base string, approve targe
 		Token:               p.OAuth.Token,
 		DeviceAuthorization: p.OAuth.DeviceAuthorization,
 	}, nil)
-	token, err := signin.Device(ctx, oc, approve, signin.RealTime)
+	token, err := signin.Device(ctx, oc, approve, target.Sleep)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: could not sign in to %s with the device approval command: %v\n", base, err)
 		return ""

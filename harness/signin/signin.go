@@ -72,15 +72,3 @@ func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver
 	}
 	return "", fmt.Errorf("token: still pending after 20 polls")
 }
-
-// RealTime waits in real time, for hosts whose clock the harness does not control.
-func RealTime(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}

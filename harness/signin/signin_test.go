@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/signin"
+	"github.com/conform-mcp/conform/harness/target"
 )
 
 // host answers registration and device authorization, then the token
@@ -73,7 +74,7 @@ var _ = Describe("signing in through the device grant without a person", func() 
 	It("stops at any other error, saying what the host answered", func(ctx context.Context) {
 		srv := host([]map[string]any{{"error": "access_denied"}}, &approved)
 		DeferCleanup(srv.Close)
-		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, signin.RealTime)
+		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, target.Sleep)
 		Expect(err).To(MatchError(ContainSubstring("access_denied")))
 	})
 
@@ -81,7 +82,7 @@ var _ = Describe("signing in through the device grant without a person", func() 
 		srv := host(nil, &approved)
 		DeferCleanup(srv.Close)
 		refuse := func(context.Context, string) error { return errors.New("no consent page") }
-		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), refuse, signin.RealTime)
+		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), refuse, target.Sleep)
 		Expect(err).To(MatchError("no consent page"))
 	})
 })

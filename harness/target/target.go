@@ -128,6 +128,12 @@ func (t *Target) Wait(ctx context.Context, d time.Duration, announce func(string
 	if announce != nil {
 		announce("waiting in real time on the host's clock", d)
 	}
+	return Sleep(ctx, d)
+}
+
+// Sleep waits d in real time, or until ctx ends: the wait for hosts whose
+// clock the harness does not control.
+func Sleep(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
