@@ -120,22 +120,10 @@ type limitProbe struct {
 	last           *oauthclient.Reply
 }
 
-// hostClockStep is the time step of time.go; after it passes, the cached
-// client ages by the span it names.
-var hostClockStep = regexp.MustCompile(`^(.+) pass(?:es)? on the host's clock$`)
-
 // registerOAuth binds the steps that drive the authorization endpoints
 // (source sections 2, 3, 4, 7.3 and 8).
 func (st *State) registerOAuth(sc *godog.ScenarioContext) {
 	st.vars["registration_limit"] = strconv.Itoa(st.Target.Profile.RegistrationLimit)
-	sc.StepContext().After(func(ctx context.Context, step *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-		if m := hostClockStep.FindStringSubmatch(step.Text); m != nil && status == godog.StepPassed {
-			if d, perr := parseSpan(m[1]); perr == nil {
-				st.clients.age(d)
-			}
-		}
-		return ctx, err
-	})
 
 	// Registration (source 2, 4 rule 1, 7.3).
 	sc.Step(`^a registered client$`, st.registeredClient)

@@ -46,5 +46,11 @@ func (st *State) timePasses(ctx context.Context, span string) error {
 	if st.Target.Clock == nil && !st.Target.Profile.Slow {
 		return st.skip(st.Target.Lacks("time"))
 	}
-	return st.Target.Wait(ctx, d, st.Announce)
+	if err := st.Target.Wait(ctx, d, st.Announce); err != nil {
+		return err
+	}
+	// The run's kept client ages with the host (source 3: unused for seven
+	// days, its registration is gone).
+	st.clients.age(d)
+	return nil
 }
