@@ -38,11 +38,7 @@ func fillCredentials(ctx context.Context, t *target.Target, stderr io.Writer) {
 }
 
 func signInTo(ctx context.Context, p profile.Profile, base string, approve target.Approver, stderr io.Writer) string {
-	oc := oauthclient.New(base, oauthclient.Endpoints{
-		Register:            p.OAuth.Register,
-		Token:               p.OAuth.Token,
-		DeviceAuthorization: p.OAuth.DeviceAuthorization,
-	}, nil)
+	oc := oauthclient.New(base, p.OAuth.Endpoints(), nil)
 	token, err := signin.Device(ctx, oc, approve, target.Sleep)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: could not sign in to %s with the device approval command: %v\n", base, err)

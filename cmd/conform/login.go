@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/harness/login"
-	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
 )
@@ -45,14 +44,10 @@ never printed.`,
 				ctx = context.Background()
 			}
 			_, err := login.Run(ctx, login.Options{
-				Target: p.Target,
-				Endpoints: oauthclient.Endpoints{
-					Register:            p.OAuth.Register,
-					Token:               p.OAuth.Token,
-					DeviceAuthorization: p.OAuth.DeviceAuthorization,
-				},
-				Out:      stdout,
-				StateDir: stateDir,
+				Target:    p.Target,
+				Endpoints: p.OAuth.Endpoints(),
+				Out:       stdout,
+				StateDir:  stateDir,
 			})
 			if err != nil {
 				return &exitError{code: outcome.ExitFailed, err: fmt.Errorf("login to %s: %w", p.Target, err)}

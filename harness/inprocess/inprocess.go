@@ -84,10 +84,6 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 }
 
 func signIn(ctx context.Context, p profile.Profile, base string, approve target.Approver, hc *http.Client, wait func(context.Context, time.Duration) error) (string, error) {
-	oc := oauthclient.New(base, oauthclient.Endpoints{
-		Register:            p.OAuth.Register,
-		Token:               p.OAuth.Token,
-		DeviceAuthorization: p.OAuth.DeviceAuthorization,
-	}, hc)
+	oc := oauthclient.New(base, p.OAuth.Endpoints(), hc)
 	return signin.Device(ctx, oc, approve, wait)
 }

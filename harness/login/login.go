@@ -24,6 +24,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/profile"
 )
 
 // Options configure one login.
@@ -39,14 +40,6 @@ type Options struct {
 	StateDir string
 	// HTTP is the client every request goes through; nil means http.DefaultClient.
 	HTTP *http.Client
-}
-
-// defaultEndpoints are the paths of source section 4 and the reference
-// host's device authorization endpoint (PRODUCT.md section 4).
-var defaultEndpoints = oauthclient.Endpoints{
-	Register:            "/oauth/register",
-	Token:               "/oauth/token",
-	DeviceAuthorization: "/oauth/device_authorization",
 }
 
 // registration is what the suite registers: a loopback redirect URI (RFC 8252
@@ -171,15 +164,17 @@ func StoredCredential(stateDir, target string) (string, bool) {
 
 func normalize(target string) string { return strings.TrimRight(strings.TrimSpace(target), "/") }
 
+// withDefaults fills the paths a caller left empty with the profile's defaults.
 func withDefaults(ep oauthclient.Endpoints) oauthclient.Endpoints {
+	def := profile.Default("").OAuth.Endpoints()
 	if ep.Register == "" {
-		ep.Register = defaultEndpoints.Register
+		ep.Register = def.Register
 	}
 	if ep.Token == "" {
-		ep.Token = defaultEndpoints.Token
+		ep.Token = def.Token
 	}
 	if ep.DeviceAuthorization == "" {
-		ep.DeviceAuthorization = defaultEndpoints.DeviceAuthorization
+		ep.DeviceAuthorization = def.DeviceAuthorization
 	}
 	return ep
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
 // Profile describes one host under test.
@@ -75,6 +77,11 @@ type OAuth struct {
 	DeviceAuthorization string `yaml:"device_authorization"`
 	// DeviceApprovalCommand approves {user_code} without a person (for CI).
 	DeviceApprovalCommand string `yaml:"device_approval_command"`
+}
+
+// Endpoints are the authorization endpoints in the form the OAuth client takes.
+func (o OAuth) Endpoints() oauthclient.Endpoints {
+	return oauthclient.Endpoints{Register: o.Register, Token: o.Token, DeviceAuthorization: o.DeviceAuthorization}
 }
 
 // Default returns the profile of the reference host at target.

@@ -64,11 +64,7 @@ func NewSuite(t *target.Target, notes *Notes) *Suite {
 		Target: t,
 		Notes:  notes,
 		MCP:    mcpclient.New(t.URL("/mcp"), t.HTTP),
-		OAuth: oauthclient.New(p.Target, oauthclient.Endpoints{
-			Register:            p.OAuth.Register,
-			Token:               p.OAuth.Token,
-			DeviceAuthorization: p.OAuth.DeviceAuthorization,
-		}, t.HTTP),
+		OAuth:  oauthclient.New(p.Target, p.OAuth.Endpoints(), t.HTTP),
 	}
 }
 
