@@ -25,6 +25,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/signin"
 )
 
 // Options configure one login.
@@ -42,13 +43,8 @@ type Options struct {
 	HTTP *http.Client
 }
 
-// registration is what the suite registers: a loopback redirect URI (RFC 8252
-// section 7.3), since source section 4 requires redirect_uris though the
-// device grant never redirects.
-var registration = map[string]any{
-	"client_name":   "conform login",
-	"redirect_uris": []string{"http://127.0.0.1/callback"},
-}
+// registration is what conform login registers.
+var registration = signin.Registration("conform login")
 
 // stateFile is the file under the state directory; it holds client IDs and
 // credentials, so it is private to the user (0600).

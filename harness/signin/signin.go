@@ -19,13 +19,20 @@ import (
 // section 7.3); the device grant never redirects, but registration requires one.
 const RedirectURI = "http://127.0.0.1:8765/callback"
 
+// Registration is the body the harness registers a client with: the
+// redirect_uris source section 4 requires, and a name that lets a person
+// recognise the client on a consent page.
+func Registration(clientName string) map[string]any {
+	return map[string]any{"client_name": clientName, "redirect_uris": []string{RedirectURI}}
+}
+
 // Device runs the device grant to completion and returns the access token.
 // Polling follows RFC 8628 section 3.5: wait the interval, keep polling on
 // authorization_pending, add five seconds on slow_down. The wait between
 // polls goes through sleep, so a caller with a controllable clock need not
 // wait in real time.
 func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver, sleep func(context.Context, time.Duration) error) (string, error) {
-	reg, err := oc.Register(ctx, map[string]any{"client_name": "conform", "redirect_uris": []string{RedirectURI}})
+	reg, err := oc.Register(ctx, Registration("conform"))
 	if err != nil {
 		return "", fmt.Errorf("register: %w", err)
 	}

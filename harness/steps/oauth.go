@@ -18,17 +18,12 @@ import (
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
-// clientBody is the registration the suite sends for a client it means to
-// use: a loopback redirect URI (RFC 8252 section 7.3), the kind a command-line
-// client registers. Source section 4 names redirect_uris as the only required
-// field; client_name only helps a person recognise the suite on a consent page.
-var clientBody = map[string]any{
-	"client_name":   "conform",
-	"redirect_uris": []string{"http://127.0.0.1:8765/callback"},
-}
+// clientBody is the registration the suite sends for a client it means to use.
+var clientBody = signin.Registration("conform")
 
 // sevenDays is the lifetime of a registration never used in a completed
 // authorization (source sections 3 and 8).
