@@ -2,7 +2,9 @@
 Feature: 4 The JSON-RPC endpoint
   POST {base}/mcp answers initialize, tools/list, resources/list, prompts/list
   and tools/call with a JSON-RPC result. Tool names are resolved only after
-  the method and credential checks.
+  the method and credential checks. GET {base}/.well-known/mcp.json tells that
+  a host is reachable; its body is not specified, so only that it answers is
+  checked.
 
   @EP-1 @AUTH-3
   Scenario Outline: An anonymous <method> answers with a JSON-RPC result
@@ -36,3 +38,8 @@ Feature: 4 The JSON-RPC endpoint
     When the caller calls a tool name that tools/list does not show
     Then the HTTP status is 401
     And the reply is the same as "privileged" in status, challenge and body
+
+  @SVC-7 @EP-5
+  Scenario: The discovery document answers
+    When a client fetches {base}/.well-known/mcp.json
+    Then the HTTP status of the document is 200

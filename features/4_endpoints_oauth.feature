@@ -5,8 +5,8 @@ Feature: 4 The authorization endpoints and discovery documents
   returns a credential with no expiry and no refresh token, presented in the
   Authorization header and bound to the host instance that issued it.
   GET /.well-known/oauth-protected-resource is the resource metadata the 401
-  challenge refers to, and GET /.well-known/mcp.json tells that a host is
-  reachable; their bodies are not specified, so only that they answer is checked.
+  challenge refers to; its body is not specified, so only that it answers is
+  checked.
 
   Starting a device authorization and recording consent are not specified
   either: the suite uses the profile's oauth.device_authorization endpoint and
@@ -15,11 +15,6 @@ Feature: 4 The authorization endpoints and discovery documents
   @SVC-7 @EP-4
   Scenario: The resource metadata document answers
     When a client fetches {base}/.well-known/oauth-protected-resource
-    Then the HTTP status of the document is 200
-
-  @SVC-7 @EP-5
-  Scenario: The discovery document answers
-    When a client fetches {base}/.well-known/mcp.json
     Then the HTTP status of the document is 200
 
   @EP-4 @T401-2

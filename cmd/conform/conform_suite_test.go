@@ -103,7 +103,7 @@ type fake struct {
 // device sign-in against it takes about a second, not the usual five.
 func serveFake(breaks []fakehost.Break, oauthBreaks ...fakehost.OAuthBreak) fake {
 	h := fakehost.New(fakehost.MCPOptions{Breaks: breaks})
-	o := fakehost.NewOAuth(fakehost.OAuthOptions{Credential: h.Credential(), Interval: 1, Breaks: oauthBreaks})
+	o := fakehost.NewOAuth(fakehost.OAuthOptions{Host: h, Interval: 1, Breaks: oauthBreaks})
 	o.Mount(h.Mux())
 	srv := httptest.NewServer(h.Handler())
 	DeferCleanup(srv.Close)

@@ -85,6 +85,8 @@ const (
 	Gate4TextWithoutPath Break = "gate4-text-without-path"
 	// ToolsListFails answers tools/list with HTTP 500 (SVC-2, DIAG-1).
 	ToolsListFails Break = "tools-list-fails"
+	// DiscoveryMissing answers /.well-known/mcp.json with 404 (SVC-7, EP-5).
+	DiscoveryMissing Break = "discovery-missing"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -99,5 +101,6 @@ func MCPBreaks() []Break {
 		NotFoundText, OwnerBypassesPathPolicy, NetworkReadIgnored, OverlayWriteForbidden,
 		ContentToolsWithoutCollections, CapabilitiesMissing, CapabilitiesListUnsupported,
 		ListingOmitsChild, ListingNamesMissing, Gate4TextWithoutPath, ToolsListFails,
+		DiscoveryMissing,
 	}
 }

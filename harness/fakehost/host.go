@@ -56,6 +56,9 @@ type Host struct {
 	mu       sync.Mutex
 	files    map[string]string
 	sessions map[string]bool
+	// issued are the credentials the device grant issued here, each with
+	// what says whether it still holds (nil: for ever).
+	issued map[string]func() bool
 }
 
 // New returns a fake host with a fresh credential, a fresh peer credential
@@ -71,6 +74,7 @@ func New(opts MCPOptions) *Host {
 		peer:       token(),
 		files:      initialFiles(),
 		sessions:   map[string]bool{},
+		issued:     map[string]func() bool{},
 	}
 	h.mux.HandleFunc("POST /mcp", h.serveMCP)
 	h.mux.HandleFunc("GET /.well-known/mcp.json", h.serveDiscovery)
@@ -88,6 +92,24 @@ func (h *Host) Mux() *http.ServeMux { return h.mux }
 // Credential returns the one credential this instance accepts, as a bare
 // bearer token. It carries the owner role.
 func (h *Host) Credential() string { return h.credential }
+
+// Issue mints a credential this instance accepts while valid says so (nil:
+// for ever), as its device grant issues one (source 2: bound to the issuing
+// instance).
+func (h *Host) Issue(valid func() bool) string {
+	tok := token()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.issued[tok] = valid
+	return tok
+}
+
+func (h *Host) issuedCredential(tok string) (func() bool, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	valid, ok := h.issued[tok]
+	return valid, ok
+}
 
 // PeerCredential returns a credential issued by another instance of the same
 // host software, which this instance must refuse (source section 5.2).

@@ -168,6 +168,9 @@ func (h *Host) accepts(v string) bool {
 	case tok == h.peer:
 		return h.broken(PeerCredentialAccepted) || h.broken(UnknownCredentialAccepted)
 	}
+	if valid, ok := h.issuedCredential(tok); ok {
+		return valid == nil || valid()
+	}
 	return h.broken(UnknownCredentialAccepted)
 }
 
@@ -382,5 +385,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // serveDiscovery serves /.well-known/mcp.json (source 1 and 7.5 step 1); its
 // body is not shown, so it only names the endpoint.
 func (h *Host) serveDiscovery(w http.ResponseWriter, r *http.Request) {
+	if h.broken(DiscoveryMissing) {
+		http.NotFound(w, r)
+		return
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": "fakehost", "url": baseURL(r) + "/mcp"})
 }

@@ -56,6 +56,18 @@ const (
 	// UsedRegistrationsRemoved removes every registration after seven days,
 	// used or not (TIME-2).
 	UsedRegistrationsRemoved OAuthBreak = "used-registrations-removed"
+	// MetadataMissing answers /.well-known/oauth-protected-resource with 404
+	// (SVC-7, EP-4).
+	MetadataMissing OAuthBreak = "metadata-missing"
+	// KnownGrantsUnsupported answers the authorization_code and
+	// refresh_token grants with unsupported_grant_type (EP-3).
+	KnownGrantsUnsupported OAuthBreak = "known-grants-unsupported"
+	// CredentialExpires makes device-grant credentials stop working a day
+	// after they were issued (TIME-3).
+	CredentialExpires OAuthBreak = "credential-expires"
+	// ThrottleLocksOutClients refuses device authorizations from an address
+	// once it is throttled, even for clients registered before (OAUTH-7).
+	ThrottleLocksOutClients OAuthBreak = "throttle-locks-out-clients"
 )
 
 // OAuthBreaks returns every OAuth-side departure, in the order declared.
@@ -65,6 +77,7 @@ func OAuthBreaks() []OAuthBreak {
 		UnknownDeviceCode401, UnknownDeviceCodeDescription, WindowTooLong, WindowTooShort,
 		UnsupportedGrantInvalidGrant, ErrorsAsHTML, ErrorsAsText, RefreshTokenIssued,
 		ExpiresInIssued, NeverThrottled, UnusedRegistrationsKept, UsedRegistrationsRemoved,
+		MetadataMissing, KnownGrantsUnsupported, CredentialExpires, ThrottleLocksOutClients,
 	}
 }
 
@@ -106,9 +119,9 @@ func (c *ManualClock) Advance(d time.Duration) {
 
 // OAuthOptions configure the fake's authorization surface.
 type OAuthOptions struct {
-	// Credential is what the device grant issues: a credential the MCP side
-	// of the same instance accepts (Host.Credential).
-	Credential string
+	// Host is the instance whose MCP side accepts the credentials the device
+	// grant issues (Host.Issue). Required.
+	Host *Host
 	// Clock is the time source; the wall clock when nil.
 	Clock interface{ Now() time.Time }
 	// RegistrationLimit is how many registrations one address may make per
@@ -273,13 +286,7 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 	o.sweep(now)
 	addr := sourceAddress(r)
 	if !o.broken(NeverThrottled) {
-		recent := o.registrations[addr][:0]
-		for _, t := range o.registrations[addr] {
-			if now.Sub(t) < throttleWindow {
-				recent = append(recent, t)
-			}
-		}
-		o.registrations[addr] = recent
+		recent := o.recent(addr, now)
 		if len(recent) >= o.opts.RegistrationLimit {
 			w.Header().Set("Retry-After", strconv.Itoa(int((throttleWindow-now.Sub(recent[0])).Seconds())+1))
 			// The throttled answer is not shown (source 8); RFC 6585 section 4.
@@ -292,6 +299,25 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 	id := o.nextID("client")
 	o.clients[id] = &fakeClient{created: now}
 	writeJSONAnswer(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs})
+}
+
+// recent keeps and returns the address's registrations within the throttle
+// window. The caller holds o.mu.
+func (o *OAuth) recent(addr string, now time.Time) []time.Time {
+	recent := o.registrations[addr][:0]
+	for _, t := range o.registrations[addr] {
+		if now.Sub(t) < throttleWindow {
+			recent = append(recent, t)
+		}
+	}
+	o.registrations[addr] = recent
+	return recent
+}
+
+// throttled reports whether the address has spent its registrations. The
+// caller holds o.mu.
+func (o *OAuth) throttled(addr string, now time.Time) bool {
+	return len(o.recent(addr, now)) >= o.opts.RegistrationLimit
 }
 
 // redirectAllowed applies source section 4 rule 1: https, RFC 8252 section
@@ -337,6 +363,12 @@ func (o *OAuth) deviceAuthorization(w http.ResponseWriter, r *http.Request) {
 	now := o.opts.Clock.Now()
 	o.sweep(now)
 	clientID := r.PostForm.Get("client_id")
+	if o.broken(ThrottleLocksOutClients) && o.throttled(sourceAddress(r), now) {
+		w.Header().Set("Retry-After", "3600")
+		writeJSONAnswer(w, http.StatusTooManyRequests, map[string]string{
+			"error": "temporarily_unavailable", "error_description": "This address is throttled"})
+		return
+	}
 	if _, ok := o.clients[clientID]; !ok {
 		o.fail(w, http.StatusUnauthorized, "invalid_client", "Unknown client; register again")
 		return
@@ -376,18 +408,30 @@ func (o *OAuth) token(w http.ResponseWriter, r *http.Request) {
 	switch grant := r.PostForm.Get("grant_type"); grant {
 	case deviceGrantURN, "device_code":
 		o.deviceToken(w, r)
-	case "authorization_code":
-		// Supported (source 4), but this fake never issues a code.
-		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown authorization code")
-	case "refresh_token":
-		// Supported (source 4), but the device grant issues no refresh token.
-		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown refresh token")
+	case "authorization_code", "refresh_token":
+		if o.broken(KnownGrantsUnsupported) {
+			o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
+			return
+		}
+		o.knownGrant(w, grant)
 	default:
 		if o.broken(UnsupportedGrantInvalidGrant) {
 			o.fail(w, http.StatusBadRequest, "invalid_grant", "Invalid grant")
 			return
 		}
 		o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
+	}
+}
+
+// knownGrant answers the grants source 4 names besides the device grant.
+// They are supported, but this fake never issues a code or a refresh token,
+// so whatever is presented is invalid_grant.
+func (o *OAuth) knownGrant(w http.ResponseWriter, grant string) {
+	switch grant {
+	case "authorization_code":
+		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown authorization code")
+	default:
+		o.fail(w, http.StatusBadRequest, "invalid_grant", "Unknown refresh token")
 	}
 }
 
@@ -424,7 +468,11 @@ func (o *OAuth) deviceToken(w http.ResponseWriter, r *http.Request) {
 	if c, ok := o.clients[d.clientID]; ok {
 		c.authorized = true
 	}
-	answer := map[string]any{"access_token": o.opts.Credential, "token_type": "Bearer"}
+	var valid func() bool
+	if o.broken(CredentialExpires) {
+		valid = func() bool { return o.opts.Clock.Now().Sub(now) < 24*time.Hour }
+	}
+	answer := map[string]any{"access_token": o.opts.Host.Issue(valid), "token_type": "Bearer"}
 	if o.broken(RefreshTokenIssued) {
 		answer["refresh_token"] = o.nextID("refresh")
 	}
@@ -437,6 +485,10 @@ func (o *OAuth) deviceToken(w http.ResponseWriter, r *http.Request) {
 // resourceMetadata is GET /.well-known/oauth-protected-resource (RFC 9728
 // section 3.2); the source does not show the body.
 func (o *OAuth) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	if o.broken(MetadataMissing) {
+		http.NotFound(w, r)
+		return
+	}
 	base := baseURL(r)
 	writeJSONAnswer(w, http.StatusOK, map[string]any{
 		"resource":              base + "/mcp",

@@ -17,6 +17,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/fakehost"
 	"github.com/conform-mcp/conform/harness/login"
+	"github.com/conform-mcp/conform/harness/mcpclient"
 )
 
 // screen is the person's terminal: it keeps what login prints.
@@ -67,7 +68,7 @@ var _ = Describe("conform login", func() {
 
 	BeforeEach(func() {
 		host = fakehost.New(fakehost.MCPOptions{})
-		oa = fakehost.NewOAuth(fakehost.OAuthOptions{Credential: host.Credential(), Interval: 1})
+		oa = fakehost.NewOAuth(fakehost.OAuthOptions{Host: host, Interval: 1})
 		oa.Mount(host.Mux())
 		registrations.Store(0)
 		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -93,7 +94,7 @@ var _ = Describe("conform login", func() {
 	It("registers, shows the user code and verification URI, waits for approval and stores the credential", func() {
 		cred, out, err := signIn(1500 * time.Millisecond)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cred).To(Equal(host.Credential()))
+		expectAccepted(srv, cred)
 		Expect(out.String()).To(ContainSubstring("visit " + srv.URL + "/device"))
 		Expect(out.String()).To(MatchRegexp(`or open \S+\?user_code=FAKE-`))
 		Expect(registrations.Load()).To(BeEquivalentTo(1))
@@ -118,7 +119,7 @@ var _ = Describe("conform login", func() {
 		Expect(os.WriteFile(filepath.Join(dir, "login.json"), []byte(`{"`+srv.URL+`":{"client_id":"removed-after-seven-days"}}`), 0o600)).To(Succeed())
 		cred, out, err := signIn(0)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cred).To(Equal(host.Credential()))
+		expectAccepted(srv, cred)
 		Expect(out.String()).To(ContainSubstring("registering again"))
 		Expect(registrations.Load()).To(BeEquivalentTo(1))
 	})
@@ -131,7 +132,7 @@ var _ = Describe("conform login", func() {
 	})
 
 	It("says when the host throttles the registration", func() {
-		oa = fakehost.NewOAuth(fakehost.OAuthOptions{Credential: host.Credential(), Interval: 1, RegistrationLimit: 1})
+		oa = fakehost.NewOAuth(fakehost.OAuthOptions{Host: host, Interval: 1, RegistrationLimit: 1})
 		mux := http.NewServeMux()
 		oa.Mount(mux)
 		throttling := httptest.NewServer(mux)
@@ -151,3 +152,14 @@ var _ = Describe("conform login", func() {
 		Expect(ok).To(BeFalse())
 	})
 })
+
+// expectAccepted checks that the host takes cred for a privileged call, which
+// an anonymous caller is refused (source 5).
+func expectAccepted(srv *httptest.Server, cred string) {
+	GinkgoHelper()
+	Expect(cred).NotTo(BeEmpty())
+	r, err := mcpclient.New(srv.URL+"/mcp", srv.Client()).Call(context.Background(), "Bearer "+cred, "tools/call",
+		map[string]any{"name": "afs_write", "arguments": map[string]any{"path": "/overlay/scratch.txt", "content": "x"}})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(r.Status).To(Equal(http.StatusOK))
+}

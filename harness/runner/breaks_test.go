@@ -26,21 +26,25 @@ type departure struct {
 
 var all401s = []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme}
 
+// withDiagnosis401s adds the diagnosis scenarios that follow a 401's
+// challenge (source 7.5 step 3) to every 401 check.
+var withDiagnosis401s = append(slices.Clone(all401s), diagAnonymous, diagPeer)
+
 // departures covers every fakehost.MCPBreaks entry; a Break without one fails
 // the table below.
 var departures = map[fakehost.Break]departure{
 	fakehost.ChallengeMissing: {
-		fails:    all401s,
+		fails:    withDiagnosis401s,
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{"no such header"},
 	},
 	fakehost.ChallengeWithoutResourceMetadata: {
-		fails:    all401s,
+		fails:    withDiagnosis401s,
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`Bearer realm="fake \"host\""`},
 	},
 	fakehost.ChallengeWrongResourceMetadata: {
-		fails:    all401s,
+		fails:    withDiagnosis401s,
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`resource_metadata="{base}/.well-known/oauth-authorization-server"`},
 	},
@@ -78,7 +82,7 @@ var departures = map[fakehost.Break]departure{
 	},
 	fakehost.AnonymousPrivilegedReachesTool: {
 		fails: []string{authPrivileged, epLookupLast, authListed, authGateOrder, shapeGates, t401Challenge,
-			t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON},
+			t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -93,12 +97,12 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 401", "Unauthorized"},
 	},
 	fakehost.PeerCredentialAccepted: {
-		fails:    []string{authPeer, t401Peer},
+		fails:    []string{authPeer, t401Peer, diagPeer},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.UnknownCredentialAccepted: {
-		fails:    []string{t401Unknown, authPeer, t401Peer},
+		fails:    []string{t401Unknown, authPeer, t401Peer, diagPeer},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -109,7 +113,7 @@ var departures = map[fakehost.Break]departure{
 	},
 	fakehost.ClosedPathNotError: {
 		fails: []string{shapePolicy, authReachesPath, afsAnonRead, afsAnonList, afsAnonStat,
-			afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat},
+			afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagClosed, diagOwnerClosed},
 		expected: []string{"true"},
 		actual:   []string{"false", "AFS_FORBIDDEN: Forbidden at /base/notes.txt"},
 	},
@@ -139,17 +143,17 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"AFS_NOT_FOUND: No such path: /public/no-such-file"},
 	},
 	fakehost.OwnerBypassesPathPolicy: {
-		fails:    []string{afsOwnerRead, authReachesPath, afsOwnerWrite, afsOwnerList, afsOwnerStat},
+		fails:    []string{afsOwnerRead, authReachesPath, afsOwnerWrite, afsOwnerList, afsOwnerStat, diagOwnerClosed},
 		expected: []string{"true"},
 		actual:   []string{"false"},
 	},
 	fakehost.NetworkReadIgnored: {
-		fails:    []string{svcRead, svcList, svcStat, epCall, afsMissingRead, afsMissingStat, afsParent},
+		fails:    []string{svcRead, svcList, svcStat, epCall, afsMissingRead, afsMissingStat, afsParent, diagSucceeds, diagMissing},
 		expected: []string{"false"},
 		actual:   []string{"AFS_FORBIDDEN: Forbidden at /public/readme.md"},
 	},
 	fakehost.OverlayWriteForbidden: {
-		fails:    []string{authCredential},
+		fails:    []string{authCredential, diagCredential, diagProvider},
 		expected: []string{"false"},
 		actual:   []string{"AFS_FORBIDDEN: Forbidden at /overlay/scratch.txt"},
 	},
@@ -159,12 +163,12 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"search_content", "list_content", "get_content"},
 	},
 	fakehost.CapabilitiesMissing: {
-		fails:    []string{svcStat, shapeCaps},
+		fails:    []string{svcStat, shapeCaps, diagProvider},
 		expected: []string{"a capabilities list"},
 		actual:   []string{"/public/readme.md is a file"},
 	},
 	fakehost.CapabilitiesListUnsupported: {
-		fails:    []string{shapeCaps},
+		fails:    []string{shapeCaps, diagProvider},
 		expected: []string{`do not include "write"`},
 		actual:   []string{"[list, read, stat, write]"},
 	},
@@ -174,7 +178,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"(empty)"},
 	},
 	fakehost.ListingNamesMissing: {
-		fails:    []string{afsParent},
+		fails:    []string{afsParent, diagMissing},
 		expected: []string{`does not name "no-such-file"`},
 		actual:   []string{"no-such-file"},
 	},
@@ -185,9 +189,14 @@ var departures = map[fakehost.Break]departure{
 	},
 	fakehost.ToolsListFails: {
 		fails: []string{svcDiscover, svcContent, epToolsList, epLookupLast, authOffRead, authOffLogging,
-			authOffUnknown, authPrivileged, authListed},
+			authOffUnknown, authPrivileged, authListed, diagSucceeds, diagUnlisted, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
 		expected: []string{"200"},
 		actual:   []string{"HTTP 500"},
+	},
+	fakehost.DiscoveryMissing: {
+		fails:    []string{epDiscovery},
+		expected: []string{"200"},
+		actual:   []string{"404"},
 	},
 }
 

@@ -33,6 +33,7 @@ var mcpFeatureFiles = []string{
 	"7_1_failure_shapes.feature",
 	"7_2_transport_401.feature",
 	"7_4_in_call_failures.feature",
+	"7_5_diagnosis.feature",
 }
 
 // mcpFeatures copies the MCP-side features out of the embedded set.

@@ -48,7 +48,7 @@ func runOAuthFake(breaks []fakehost.OAuthBreak, mcpBreaks ...fakehost.Break) oau
 func runOAuthFakeWith(opts fakehost.OAuthOptions, mcpBreaks ...fakehost.Break) oauthFakeRun {
 	clock := fakehost.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
 	host := fakehost.New(fakehost.MCPOptions{Breaks: mcpBreaks})
-	opts.Credential, opts.Clock = host.Credential(), clock
+	opts.Host, opts.Clock = host, clock
 	oa := fakehost.NewOAuth(opts)
 	oa.Mount(host.Mux())
 	srv := httptest.NewServer(host.Handler())
@@ -100,7 +100,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		for _, res := range r.run.Results {
 			Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
 		}
-		Expect(r.run.Results).To(HaveLen(29))
+		Expect(r.run.Results).To(HaveLen(28))
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
 	})
 
@@ -129,6 +129,10 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		fakehost.NeverThrottled:               lim8 + "A client that registers at every start is eventually throttled",
 		fakehost.UnusedRegistrationsKept:      time3 + "An unused registration is removed after seven days and the client registers again",
 		fakehost.UsedRegistrationsRemoved:     time3 + "A registration used in a completed authorization is kept after seven days",
+		fakehost.MetadataMissing:              ep4 + "The resource metadata document answers",
+		fakehost.KnownGrantsUnsupported:       flow73 + "The token endpoint supports the authorization_code grant",
+		fakehost.CredentialExpires:            time3 + "A credential from the device grant still works after thirty days",
+		fakehost.ThrottleLocksOutClients:      lim8 + "A client that registered once keeps its client_id once the address is throttled",
 	}
 
 	// expectFailure checks that the scenario failed for the host's departure,
