@@ -65,6 +65,8 @@ const (
 	// CredentialExpires makes device-grant credentials stop working a day
 	// after they were issued (TIME-3).
 	CredentialExpires OAuthBreak = "credential-expires"
+	// LifetimeTooShort removes unused registrations after six days (TIME-2).
+	LifetimeTooShort OAuthBreak = "lifetime-too-short"
 	// ThrottleLocksOutClients refuses device authorizations from an address
 	// once it is throttled, even for clients registered before (OAUTH-7).
 	ThrottleLocksOutClients OAuthBreak = "throttle-locks-out-clients"
@@ -77,7 +79,7 @@ func OAuthBreaks() []OAuthBreak {
 		UnknownDeviceCode401, UnknownDeviceCodeDescription, WindowTooLong, WindowTooShort,
 		UnsupportedGrantInvalidGrant, ErrorsAsHTML, ErrorsAsText, RefreshTokenIssued,
 		ExpiresInIssued, NeverThrottled, UnusedRegistrationsKept, UsedRegistrationsRemoved,
-		MetadataMissing, KnownGrantsUnsupported, CredentialExpires, ThrottleLocksOutClients,
+		MetadataMissing, KnownGrantsUnsupported, CredentialExpires, LifetimeTooShort, ThrottleLocksOutClients,
 	}
 }
 
@@ -241,8 +243,12 @@ func (o *OAuth) sweep(now time.Time) {
 	if o.broken(UnusedRegistrationsKept) {
 		return
 	}
+	lifetime := unusedLifetime
+	if o.broken(LifetimeTooShort) {
+		lifetime = 6 * 24 * time.Hour
+	}
 	for id, c := range o.clients {
-		if (!c.authorized || o.broken(UsedRegistrationsRemoved)) && now.Sub(c.created) > unusedLifetime {
+		if (!c.authorized || o.broken(UsedRegistrationsRemoved)) && now.Sub(c.created) > lifetime {
 			delete(o.clients, id)
 		}
 	}
