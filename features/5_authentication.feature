@@ -42,6 +42,16 @@ Feature: 5 Authentication
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
+  @AUTH-3 @T401-5
+  Scenario: Every privileged tool the profile names answers 401 to an anonymous caller
+    Given an anonymous caller
+    Then every privileged tool answers 401 when called on {paths.writable}
+
+  @AUTH-3 @EP-1
+  Scenario: Every allowlisted tool the profile names reaches the tool for an anonymous caller
+    Given an anonymous caller
+    Then every allowlisted tool answers with a JSON-RPC result when called on {paths.open}
+
   @AUTH-5
   Scenario: A name seen in tools/list that answers 401 is a privileged tool
     Given an anonymous caller

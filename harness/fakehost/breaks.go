@@ -87,6 +87,9 @@ const (
 	ToolsListFails Break = "tools-list-fails"
 	// DiscoveryMissing answers /.well-known/mcp.json with 404 (SVC-7, EP-5).
 	DiscoveryMissing Break = "discovery-missing"
+	// ListRefused answers an anonymous afs_list, an allowlisted tool, with
+	// the 401 (AUTH-3).
+	ListRefused Break = "list-refused"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -101,6 +104,6 @@ func MCPBreaks() []Break {
 		NotFoundText, OwnerBypassesPathPolicy, NetworkReadIgnored, OverlayWriteForbidden,
 		ContentToolsWithoutCollections, CapabilitiesMissing, CapabilitiesListUnsupported,
 		ListingOmitsChild, ListingNamesMissing, Gate4TextWithoutPath, ToolsListFails,
-		DiscoveryMissing,
+		DiscoveryMissing, ListRefused,
 	}
 }

@@ -123,6 +123,9 @@ func (h *Host) gates(r *http.Request, req request, tool string, parsed bool) (ca
 		// Source 5.3: a body with no readable method names none of the allowed ones.
 		return caller{}, causeMethod
 	case req.Method == "tools/call":
+		if tool == toolList && h.broken(ListRefused) {
+			return caller{}, causeMethod
+		}
 		if slices.Contains(anonymousTools, tool) {
 			return caller{}, ""
 		}

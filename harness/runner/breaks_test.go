@@ -82,7 +82,7 @@ var departures = map[fakehost.Break]departure{
 	},
 	fakehost.AnonymousPrivilegedReachesTool: {
 		fails: []string{authPrivileged, epLookupLast, authListed, authGateOrder, shapeGates, t401Challenge,
-			t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous},
+			t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous, authEveryPrivileged},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -192,6 +192,11 @@ var departures = map[fakehost.Break]departure{
 			authOffUnknown, authPrivileged, authListed, diagSucceeds, diagUnlisted, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
 		expected: []string{"200"},
 		actual:   []string{"HTTP 500"},
+	},
+	fakehost.ListRefused: {
+		fails:    []string{authEveryAllowlisted, svcList, afsAnonList, afsParent},
+		expected: []string{"HTTP 200 with a JSON-RPC result"},
+		actual:   []string{"HTTP 401"},
 	},
 	fakehost.DiscoveryMissing: {
 		fails:    []string{epDiscovery},

@@ -50,6 +50,8 @@ func (st *State) registerMCP(sc *godog.ScenarioContext) {
 	sc.Step(`^tools/list names (\S+)$`, func(name string) error { return st.listNames(name, true) })
 	sc.Step(`^tools/list does not name (\S+)$`, func(name string) error { return st.listNames(name, false) })
 	sc.Step(`^tools/list shows the content tools exactly when the host declares collections$`, st.contentTools)
+	sc.Step(`^every privileged tool answers 401 when called on (\S+)$`, st.everyPrivileged)
+	sc.Step(`^every allowlisted tool answers with a JSON-RPC result when called on (\S+)$`, st.everyAllowlisted)
 	sc.Step(`^the capabilities (include|do not include) "([^"]*)"$`, st.capabilities)
 	sc.Step(`^the listing (names|does not name) the last segment of (\S+)$`, st.listingNames)
 }
@@ -545,6 +547,43 @@ func (st *State) listingNames(mode, path string) error {
 	name := path[strings.LastIndex(path, "/")+1:]
 	if tr.Names(name) != (mode == "names") {
 		return st.depart("listing", fmt.Sprintf("%s %q", mode, name), abbreviate(tr.Text), st.reply.Last())
+	}
+	return nil
+}
+
+// everyPrivileged calls each tool the profile names as privileged, as the
+// current caller, and expects the 401 of source 7.2 from each: a credential
+// is needed for all of them, not only the one other scenarios use.
+func (st *State) everyPrivileged(ctx context.Context, path string) error {
+	return st.everyTool(ctx, "tools.privileged", st.Target.Profile.Tools.Privileged, path, func(r *mcpclient.Reply) (string, bool) {
+		return "HTTP 401", r.Status == 401
+	})
+}
+
+// everyAllowlisted calls each tool the profile names as allowlisted and
+// expects the call to reach the tool (source 5.3): HTTP 200 with a JSON-RPC
+// result. Whether the operation then succeeds is the tool's affair.
+func (st *State) everyAllowlisted(ctx context.Context, path string) error {
+	return st.everyTool(ctx, "tools.allowlisted", st.Target.Profile.Tools.Allowlisted, path, func(r *mcpclient.Reply) (string, bool) {
+		return "HTTP 200 with a JSON-RPC result", r.Status == 200 && r.Message != nil && r.Message.Result != nil
+	})
+}
+
+func (st *State) everyTool(ctx context.Context, key string, tools []string, path string, ok func(*mcpclient.Reply) (string, bool)) error {
+	path, err := st.expand(path)
+	if err != nil {
+		return err
+	}
+	if len(tools) == 0 {
+		return st.skip("the profile names no " + key)
+	}
+	for _, tool := range tools {
+		if err := st.callTool(ctx, tool, st.toolArguments(tool, path)); err != nil {
+			return err
+		}
+		if want, good := ok(st.reply); !good {
+			return st.depart(tool+" (from "+key+")", want, describe(st.reply), st.reply.Last())
+		}
 	}
 	return nil
 }
