@@ -13,7 +13,7 @@ import (
 
 // anonymousMethods are the methods source 5.3 (and the reference host's
 // choice, PRODUCT.md section 6) lets an anonymous caller use.
-var anonymousMethods = []string{"initialize", "notifications/initialized", "ping", "tools/list", "resources/list", "prompts/list", "tools/call"}
+var anonymousMethods = []string{"initialize", "notifications/initialized", "tools/list", "resources/list", "prompts/list", "tools/call"}
 
 var anonymousTools = []string{"afs_read", "afs_list", "afs_stat"}
 

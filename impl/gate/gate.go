@@ -39,10 +39,12 @@ type Config struct {
 }
 
 // anonymousMethods are the JSON-RPC methods open without a credential
-// (source 5.3, plus notifications/initialized and ping, which a client that
-// initialises sends, PRODUCT 6). tools/call is decided per tool name.
+// (source 5.3, "only these methods"), plus notifications/initialized, which
+// a client that initialises sends and which is no call: it gets no reply
+// (PRODUCT 6). Everything else, ping included, is the 401. tools/call is
+// decided per tool name.
 var anonymousMethods = []string{
-	"initialize", "notifications/initialized", "ping",
+	"initialize", "notifications/initialized",
 	"tools/list", "resources/list", "prompts/list",
 }
 

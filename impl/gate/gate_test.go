@@ -93,7 +93,7 @@ var _ = Describe("Gate", func() {
 		},
 		Entry("anonymous initialize", anonymous, rpc("initialize", `{}`), 200),
 		Entry("anonymous notifications/initialized", anonymous, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, 200),
-		Entry("anonymous ping", anonymous, rpc("ping", ""), 200),
+		Entry("anonymous ping, off source 5.3's closed list", anonymous, rpc("ping", ""), 401),
 		Entry("anonymous tools/list", anonymous, rpc("tools/list", ""), 200),
 		Entry("anonymous resources/list", anonymous, rpc("resources/list", ""), 200),
 		Entry("anonymous prompts/list", anonymous, rpc("prompts/list", ""), 200),
