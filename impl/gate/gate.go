@@ -1,6 +1,7 @@
 // Package gate decides gates 1 and 2 of source section 5 for the MCP
 // endpoint: an HTTP middleware that reads the JSON-RPC method and tool name
 // and the Authorization header, and answers 4xx before any tool is looked up.
+// After gate 2 it also holds a verified credential to its role (scope.go).
 package gate
 
 import (
@@ -32,6 +33,10 @@ type Config struct {
 	// AnonymousTools are the tools/call names a caller without an
 	// Authorization header may use (source 5.3).
 	AnonymousTools []string
+	// ToolScopes maps each tool name to the scope a credential's role must
+	// grant to call it (package role); a call beyond the role is refused
+	// with 403 insufficient_scope.
+	ToolScopes map[string]string
 	// BaseURL gives the {base_url} of the 401 challenge (source 7.2).
 	BaseURL baseurl.Resolver
 	// MaxBodyBytes bounds the request body; 0 means DefaultMaxBodyBytes.
@@ -100,6 +105,10 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c, ok := g.verify(ctx, values)
 		if !ok {
 			g.unauthorized(w, r)
+			return
+		}
+		if missing := g.beyondRole(c, msgs); missing != nil {
+			g.insufficientScope(w, r, c, missing)
 			return
 		}
 		ctx = caller.NewContext(ctx, c)

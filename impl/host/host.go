@@ -72,6 +72,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	mux.Handle("/mcp", gate.New(srv.Handler(), gate.Config{
 		Verifier:       opts.Auth,
 		AnonymousTools: srv.Anonymous(),
+		ToolScopes:     srv.Scopes(),
 		BaseURL:        resolver,
 	}))
 	mux.Handle("GET /.well-known/mcp.json", discovery{

@@ -3,8 +3,8 @@ package oauth
 import (
 	"net/http"
 	"net/url"
-	"slices"
 
+	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -141,8 +141,8 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 			Message: "This form did not come from this host. Start again from the application."})
 		return
 	}
-	role, action := r.PostForm.Get("role"), r.PostForm.Get("action")
-	if !slices.Contains(roles, role) || (action != "approve" && action != "deny") {
+	roleName, action := r.PostForm.Get("role"), r.PostForm.Get("action")
+	if !role.Known(roleName) || (action != "approve" && action != "deny") {
 		writePage(w, http.StatusBadRequest, page{Title: "Request not understood", Error: true,
 			Message: "Choose a role and press Approve or Deny."})
 		return
@@ -159,7 +159,7 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 			ClientID:    ar.client.ID,
 			RedirectURI: ar.redirectURI,
 			Challenge:   ar.challenge,
-			Role:        role,
+			Role:        roleName,
 			IssuedAt:    now,
 			ExpiresAt:   now.Add(authCodeLifetime),
 			GrantID:     randomString(16),

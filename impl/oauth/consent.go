@@ -6,8 +6,8 @@ import (
 	"encoding/base64"
 	"html/template"
 	"net/http"
-	"slices"
 
+	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -32,9 +32,6 @@ import (
 var consentHTML string
 
 var consentPage = template.Must(template.New("consent").Parse(consentHTML))
-
-// roles a person may grant at consent, the default first (PRODUCT.md section 6).
-var roles = []string{"owner", "admin", "member", "guest"}
 
 // page is what consent.html renders.
 type page struct {
@@ -62,7 +59,7 @@ type hiddenField struct{ Name, Value string }
 
 func newConsentView(action string, c store.Client, hidden ...hiddenField) *consentView {
 	return &consentView{Action: action, ClientName: c.Name, ClientID: c.ID,
-		RedirectURIs: c.RedirectURIs, Hidden: hidden, Roles: roles}
+		RedirectURIs: c.RedirectURIs, Hidden: hidden, Roles: role.Names}
 }
 
 // writePage renders p. Consent pages must never be framed by another site
@@ -152,13 +149,13 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	userCode := normalizeUserCode(r.PostForm.Get("user_code"))
-	role, action := r.PostForm.Get("role"), r.PostForm.Get("action")
+	roleName, action := r.PostForm.Get("role"), r.PostForm.Get("action")
 	if !s.csrfValid(r.PostForm.Get("csrf"), csrfDevice, userCode) {
 		writePage(w, http.StatusForbidden, page{Title: "Request not accepted", Error: true,
 			Message: "This form has expired or did not come from this host. Open the verification page again."})
 		return
 	}
-	if !slices.Contains(roles, role) || (action != "approve" && action != "deny") {
+	if !role.Known(roleName) || (action != "approve" && action != "deny") {
 		writePage(w, http.StatusBadRequest, page{Title: "Request not understood", Error: true,
 			Message: "Choose a role and press Approve or Deny."})
 		return
@@ -173,7 +170,7 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 		known = true
 		dc.Status, dc.Role = store.DeviceDenied, ""
 		if action == "approve" {
-			dc.Status, dc.Role = store.DeviceApproved, role
+			dc.Status, dc.Role = store.DeviceApproved, roleName
 		}
 		return tx.PutDeviceCode(d, dc)
 	})
@@ -187,7 +184,7 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 			Message: "This code is unknown, has expired, or was already used. Start again on your device."})
 	case action == "approve":
 		writePage(w, http.StatusOK, page{Title: "Access approved",
-			Message: "You approved access as " + role + ". You can return to your device."})
+			Message: "You approved access as " + roleName + ". You can return to your device."})
 	default:
 		writePage(w, http.StatusOK, page{Title: "Access denied",
 			Message: "You denied access. The device will not be connected."})

@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"net/http"
+
+	"github.com/conform-mcp/conform/impl/role"
 )
 
 // protectedResource is the RFC 9728 section 3.2 document for the MCP
@@ -10,6 +12,9 @@ import (
 type protectedResource struct {
 	Resource             string   `json:"resource"`
 	AuthorizationServers []string `json:"authorization_servers"`
+	// ScopesSupported are the scopes the gate asks for in its 403
+	// insufficient_scope challenge (package role).
+	ScopesSupported []string `json:"scopes_supported"`
 }
 
 // authorizationServer is the RFC 8414 section 2 document naming every
@@ -20,6 +25,7 @@ type authorizationServer struct {
 	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
 	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
 	TokenEndpoint                     string   `json:"token_endpoint"`
+	ScopesSupported                   []string `json:"scopes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
@@ -31,7 +37,8 @@ type authorizationServer struct {
 // handleProtectedResource is GET /.well-known/oauth-protected-resource.
 func (s *Server) handleProtectedResource(w http.ResponseWriter, r *http.Request) {
 	base := s.base.Of(r)
-	writeMetadata(w, protectedResource{Resource: base + "/mcp", AuthorizationServers: []string{base}})
+	writeMetadata(w, protectedResource{Resource: base + "/mcp", AuthorizationServers: []string{base},
+		ScopesSupported: role.Scopes})
 }
 
 // handleAuthorizationServer is GET /.well-known/oauth-authorization-server.
@@ -43,6 +50,7 @@ func (s *Server) handleAuthorizationServer(w http.ResponseWriter, r *http.Reques
 		DeviceAuthorizationEndpoint:                base + "/oauth/device_authorization",
 		AuthorizationEndpoint:                      base + "/oauth/authorize",
 		TokenEndpoint:                              base + "/oauth/token",
+		ScopesSupported:                            role.Scopes,
 		GrantTypesSupported:                        supportedGrants,
 		ResponseTypesSupported:                     []string{"code"},
 		CodeChallengeMethodsSupported:              []string{"S256"},

@@ -20,6 +20,7 @@ var _ = Describe("Metadata documents (RFC 9728, RFC 8414; source section 4)", fu
 			Expect(r.json).To(Equal(map[string]any{
 				"resource":              h.url("/mcp"),
 				"authorization_servers": []any{h.http.URL},
+				"scopes_supported":      []any{"afs:read", "afs:write", "afs:delete", "afs:exec"},
 			}))
 		}
 	})
@@ -38,6 +39,7 @@ var _ = Describe("Metadata documents (RFC 9728, RFC 8414; source section 4)", fu
 		Expect(r.json).To(HaveKeyWithValue("response_types_supported", []any{"code"}))
 		Expect(r.json).To(HaveKeyWithValue("code_challenge_methods_supported", []any{"S256"}))
 		Expect(r.json).To(HaveKeyWithValue("token_endpoint_auth_methods_supported", []any{"none"}))
+		Expect(r.json).To(HaveKeyWithValue("scopes_supported", []any{"afs:read", "afs:write", "afs:delete", "afs:exec"}))
 	})
 
 	It("advertises a configured public base URL", func() {

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -17,6 +19,9 @@ type tokenResponse struct {
 	TokenType    string `json:"token_type"`
 	ExpiresIn    int64  `json:"expires_in,omitempty"`
 	RefreshToken string `json:"refresh_token,omitempty"`
+	// Scope is what the credential may do: the scopes of the role chosen at
+	// consent (RFC 6749 section 5.1; package role).
+	Scope string `json:"scope,omitempty"`
 }
 
 // tokenRequest is what every grant handler receives.
@@ -101,10 +106,11 @@ type grantOutput struct {
 // expires (source section 3). It runs inside the grant's transaction: the
 // credential, the spent code and the client's mark are stored together or
 // not at all.
-func (s *Server) issue(tx *store.Tx, client store.Client, role, grantID string, now time.Time, out grantOutput) (*tokenResponse, error) {
+func (s *Server) issue(tx *store.Tx, client store.Client, roleName, grantID string, now time.Time, out grantOutput) (*tokenResponse, error) {
 	access, accessDigest := s.mint(kindCredential)
-	cred := store.Credential{ClientID: client.ID, Role: role, GrantID: grantID, IssuedAt: now}
-	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer"}
+	cred := store.Credential{ClientID: client.ID, Role: roleName, GrantID: grantID, IssuedAt: now}
+	resp := &tokenResponse{AccessToken: access, TokenType: "Bearer",
+		Scope: strings.Join(role.ScopesOf(roleName), " ")}
 	if out.ttl > 0 {
 		cred.ExpiresAt = now.Add(out.ttl)
 		resp.ExpiresIn = int64(out.ttl / time.Second)
@@ -112,7 +118,7 @@ func (s *Server) issue(tx *store.Tx, client store.Client, role, grantID string, 
 	if out.withRefresh {
 		refresh, refreshDigest := s.mint(kindRefresh)
 		resp.RefreshToken = refresh
-		if err := tx.PutRefreshToken(refreshDigest, store.RefreshToken{ClientID: client.ID, Role: role,
+		if err := tx.PutRefreshToken(refreshDigest, store.RefreshToken{ClientID: client.ID, Role: roleName,
 			GrantID: grantID, IssuedAt: now, Access: accessDigest}); err != nil {
 			return nil, err
 		}
@@ -126,6 +132,6 @@ func (s *Server) issue(tx *store.Tx, client store.Client, role, grantID string, 
 			return nil, err
 		}
 	}
-	s.log.Info("credential issued", "client_id", client.ID, "role", role, "refresh_token", out.withRefresh)
+	s.log.Info("credential issued", "client_id", client.ID, "role", roleName, "refresh_token", out.withRefresh)
 	return resp, nil
 }

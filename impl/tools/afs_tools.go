@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/afs"
 	"github.com/conform-mcp/conform/impl/caller"
+	"github.com/conform-mcp/conform/impl/role"
 )
 
 // invalidAFS is the code of afs_* arguments that do not fit the schema.
@@ -28,6 +29,7 @@ func afsTools(fsys *afs.FS) []tool {
 			name:        "afs_list",
 			description: "List the entries beneath a path that the host opens to network clients.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema: fmt.Sprintf(`{"type":"object","properties":{%s,`+
 				`"depth":{"type":"integer","minimum":1,"maximum":%d,"description":"Levels to descend (default 1)"},`+
 				`"pattern":{"type":"string","description":"Keep entries whose name matches this glob"},`+
@@ -69,6 +71,7 @@ func afsTools(fsys *afs.FS) []tool {
 			name:        "afs_stat",
 			description: "Describe a path: kind, size, modification time, the operations its provider implements (capabilities) and the caller's access.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 				a := parseArgs(raw, "path")
@@ -81,8 +84,9 @@ func afsTools(fsys *afs.FS) []tool {
 					return failure(err)
 				}
 				acc := accessOf(ctx, st.Network)
-				text := fmt.Sprintf("%s\ncapabilities: %s\ncaller: %s\nopen to network clients: %s",
-					describe(st.Entry), strings.Join(opNames(st.Capabilities), " "), acc.Caller, strings.Join(opNames(st.Network), " "))
+				text := fmt.Sprintf("%s\ncapabilities: %s\ncaller: %s\nscopes: %s\nopen to network clients: %s",
+					describe(st.Entry), strings.Join(opNames(st.Capabilities), " "), acc.Caller,
+					strings.Join(acc.Scopes, " "), strings.Join(opNames(st.Network), " "))
 				return success(text, struct {
 					afs.Status
 					Access access `json:"access"`
@@ -93,6 +97,7 @@ func afsTools(fsys *afs.FS) []tool {
 			name:        "afs_read",
 			description: "Read a file.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 				a := parseArgs(raw, "path")
@@ -119,6 +124,7 @@ func afsTools(fsys *afs.FS) []tool {
 			name:        "afs_search",
 			description: "Search the names and text of the files beneath a path for a string, case-insensitively.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema: `{"type":"object","properties":{` + pathProperty + `,` +
 				`"query":{"type":"string","minLength":1,"description":"Text to look for"}},"required":["path","query"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
@@ -151,6 +157,7 @@ func afsTools(fsys *afs.FS) []tool {
 			name:        "afs_explain",
 			description: "Explain in plain language which mount, provider and policy rule decide a path.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 				a := parseArgs(raw, "path")
@@ -167,6 +174,7 @@ func afsTools(fsys *afs.FS) []tool {
 		},
 		{
 			name:        "afs_write",
+			scope:       role.ScopeWrite,
 			description: "Write a file (needs a credential). Mode overwrite (default) replaces it, append adds to it, create refuses an existing file.",
 			schema: `{"type":"object","properties":{` + pathProperty + `,` +
 				`"content":{"type":"string","description":"Text to write"},` +
@@ -192,6 +200,7 @@ func afsTools(fsys *afs.FS) []tool {
 		},
 		{
 			name:        "afs_delete",
+			scope:       role.ScopeDelete,
 			description: "Delete a file or an empty directory (needs a credential).",
 			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
@@ -209,6 +218,7 @@ func afsTools(fsys *afs.FS) []tool {
 		},
 		{
 			name:        "afs_exec",
+			scope:       role.ScopeExec,
 			description: "Run a path with arguments (needs a credential and a provider that implements exec).",
 			schema: `{"type":"object","properties":{` + pathProperty + `,` +
 				`"args":{"type":"array","items":{"type":"string"}}},"required":["path"],"additionalProperties":false}`,
@@ -237,20 +247,22 @@ type readResult struct {
 }
 
 // access is afs_stat's account of the caller: who the credential says it is,
-// and what gate 3 opens to it, which is the same for every network client
-// (source 5.7), so the role is reported but never changes the list.
+// the scopes its role grants (the upper bound of what it may call, package
+// role), and what gate 3 opens to it, which is the same for every network
+// client (source 5.7), so the role never changes that list.
 type access struct {
 	Caller  string          `json:"caller"`
+	Scopes  []string        `json:"scopes"`
 	Network []afs.Operation `json:"network"`
 }
 
 func accessOf(ctx context.Context, network []afs.Operation) access {
 	c := caller.FromContext(ctx)
-	who := "anonymous"
-	if !c.Anonymous() {
-		who = c.Role
+	if c.Anonymous() {
+		// Anonymous callers read through the allowlist (source 5.3).
+		return access{Caller: "anonymous", Scopes: []string{role.ScopeRead}, Network: network}
 	}
-	return access{Caller: who, Network: network}
+	return access{Caller: c.Role, Scopes: role.ScopesOf(c.Role), Network: network}
 }
 
 func describe(e afs.Entry) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/conform-mcp/conform/impl/content"
+	"github.com/conform-mcp/conform/impl/role"
 )
 
 // invalidContent is the code of content-tool arguments that do not fit.
@@ -23,6 +24,7 @@ func contentTools(lib *content.Library) []tool {
 			name:        "search_content",
 			description: "Search the content collections for a string, case-insensitively.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema: `{"type":"object","properties":{"query":{"type":"string","minLength":1},` + collection + `},` +
 				`"required":["query"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
@@ -51,6 +53,7 @@ func contentTools(lib *content.Library) []tool {
 			name:        "list_content",
 			description: "List the items of the content collections.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema:      `{"type":"object","properties":{` + collection + `},"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
 				a := parseArgs(raw, "collection")
@@ -74,6 +77,7 @@ func contentTools(lib *content.Library) []tool {
 			name:        "get_content",
 			description: "Get one content item by collection and id.",
 			anonymous:   true,
+			scope:       role.ScopeRead,
 			schema: `{"type":"object","properties":{` + collection + `,"id":{"type":"string","minLength":1}},` +
 				`"required":["collection","id"],"additionalProperties":false}`,
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {

@@ -15,11 +15,12 @@ import (
 )
 
 // tool is one tool: what tools/list shows, whether anonymous callers may use
-// it (PRODUCT 6), and its handler.
+// it (PRODUCT 6), the scope a credential needs to call it, and its handler.
 type tool struct {
 	name        string
 	description string
 	anonymous   bool
+	scope       string
 	schema      string
 	handle      func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 }
@@ -72,6 +73,17 @@ func (s *Server) Anonymous() []string { return s.names(true) }
 
 // Authenticated returns the names of the tools that need a credential.
 func (s *Server) Authenticated() []string { return s.names(false) }
+
+// Scopes maps every tool name to the scope a credential's role must grant to
+// call it (package role): the gate refuses a call beyond the role before the
+// tool runs.
+func (s *Server) Scopes() map[string]string {
+	out := make(map[string]string, len(s.tools))
+	for _, t := range s.tools {
+		out[t.name] = t.scope
+	}
+	return out
+}
 
 func (s *Server) names(anonymous bool) []string {
 	out := []string{}
