@@ -2,11 +2,14 @@
 #
 #   make conformance   run every scenario against the embedded reference host
 #   make test          every test: ginkgo specs and godog features, with -race
-#   make bench         benchmarks
+#   make bench         benchmarks, then each one's ratio to a bare net/http handler
 #   make build         bin/conform and bin/toolhost
 
 GO       ?= go
 PACKAGES ?= ./...
+BENCH    ?= .
+# Several runs per benchmark: the ratio table takes the median of them.
+BENCHFLAGS ?= -count 3
 FORMAT   ?= pretty
 
 .PHONY: all build conformance test lint unit bench clean
@@ -30,8 +33,10 @@ lint:
 unit:
 	$(GO) test -race -count=1 -timeout 20m $(PACKAGES)
 
+# benchratio copies go test's output and appends the ratio table; it fails
+# when the output reports a failure, so the pipe does not hide one.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(PACKAGES)
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(BENCHFLAGS) $(PACKAGES) | $(GO) run ./cmd/benchratio
 
 clean:
 	rm -rf bin reports
