@@ -182,8 +182,8 @@ func config(target string, ep oauthclient.Endpoints, clientID string) *oauth2.Co
 	return &oauth2.Config{
 		ClientID: clientID,
 		Endpoint: oauth2.Endpoint{
-			DeviceAuthURL: target + ep.DeviceAuthorization,
-			TokenURL:      target + ep.Token,
+			DeviceAuthURL: oauthclient.Resolve(target, ep.DeviceAuthorization),
+			TokenURL:      oauthclient.Resolve(target, ep.Token),
 			AuthStyle:     oauth2.AuthStyleInParams,
 		},
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/conform-mcp/conform/harness/fakehost"
 	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
 // screen is the person's terminal: it keeps what login prints.
@@ -145,6 +146,31 @@ var _ = Describe("conform login", func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusCreated))
 		_, err = login.Run(ctx, login.Options{Target: throttling.URL, StateDir: dir, HTTP: throttling.Client()})
 		Expect(err).To(MatchError(ContainSubstring("throttles registrations")))
+	})
+
+	It("signs in at an authorization server on another origin when the endpoints are absolute URLs", func() {
+		resource := fakehost.New(fakehost.MCPOptions{})
+		resourceSrv := httptest.NewServer(resource.Handler())
+		DeferCleanup(resourceSrv.Close)
+		as := fakehost.NewOAuth(fakehost.OAuthOptions{Host: resource, Interval: 1})
+		mux := http.NewServeMux()
+		as.Mount(mux)
+		asSrv := httptest.NewServer(mux)
+		DeferCleanup(asSrv.Close)
+
+		out := &screen{}
+		person(ctx, out, as, 0)
+		cred, err := login.Run(ctx, login.Options{
+			Target: resourceSrv.URL,
+			Endpoints: oauthclient.Endpoints{
+				Register:            asSrv.URL + "/oauth/register",
+				Token:               asSrv.URL + "/oauth/token",
+				DeviceAuthorization: asSrv.URL + "/oauth/device_authorization",
+			},
+			Out: out, StateDir: dir,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		expectAccepted(resourceSrv, cred)
 	})
 
 	It("stores nothing it was not given", func() {

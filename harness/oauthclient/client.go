@@ -28,8 +28,9 @@ const (
 	maxBody = 8 << 20
 )
 
-// Endpoints are the host's authorization endpoints, as paths relative to the
-// base URL (the oauth keys of the target profile).
+// Endpoints are the host's authorization endpoints (the oauth keys of the
+// target profile): paths relative to the base URL, or absolute URLs when the
+// authorization server sits on another origin.
 type Endpoints struct {
 	Register, Token, DeviceAuthorization string
 }
@@ -61,6 +62,16 @@ func New(base string, endpoints Endpoints, hc *http.Client) *Client {
 		hc = http.DefaultClient
 	}
 	return &Client{base: strings.TrimRight(base, "/"), endpoints: endpoints, hc: hc}
+}
+
+// Resolve returns the URL of an endpoint of the host at base: ref itself when
+// it is an absolute http or https URL (an authorization server on another
+// origin, RFC 9728 section 2), otherwise ref as a path under base.
+func Resolve(base, ref string) string {
+	if u, err := url.Parse(ref); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		return ref
+	}
+	return strings.TrimRight(base, "/") + ref
 }
 
 // String returns a string member of the JSON body; false if the body is not a
@@ -104,7 +115,7 @@ func (c *Client) Token(ctx context.Context, form url.Values) (*Reply, error) {
 	return c.do(ctx, http.MethodPost, c.endpoints.Token, formType, []byte(form.Encode()))
 }
 
-// Get fetches base+path, for the well-known documents (RFC 9728 section 3,
+// Get fetches path under the base URL (or path itself when absolute), for the well-known documents (RFC 9728 section 3,
 // RFC 8414 section 3, and the host's /.well-known/mcp.json).
 func (c *Client) Get(ctx context.Context, path string) (*Reply, error) {
 	return c.do(ctx, http.MethodGet, path, "", nil)
@@ -117,9 +128,10 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 	if body != nil {
 		reader = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, reader)
+	target := Resolve(c.base, path)
+	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
-		return nil, fmt.Errorf("build request to %s: %w", c.base+path, err)
+		return nil, fmt.Errorf("build request to %s: %w", target, err)
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -134,7 +146,7 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("read response of %s %s: %w", method, c.base+path, err)
+		return nil, fmt.Errorf("read response of %s %s: %w", method, target, err)
 	}
 	r := &Reply{
 		Status:   resp.StatusCode,

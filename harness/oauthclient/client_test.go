@@ -255,6 +255,43 @@ var _ = Describe("Client", func() {
 		)
 	})
 
+	It("sends to an authorization server on another origin when an endpoint is an absolute URL", func() {
+		as := newHost()
+		c := oauthclient.New(host.URL, oauthclient.Endpoints{
+			Register:            as.URL + "/register",
+			Token:               as.URL + "/as/token",
+			DeviceAuthorization: "/oauth/device_authorization",
+		}, nil)
+		as.answerJSON(http.StatusCreated, map[string]any{"client_id": "c-1"})
+		as.answerJSON(http.StatusBadRequest, map[string]any{"error": "invalid_grant"})
+		host.answerJSON(http.StatusOK, map[string]any{"device_code": "d", "user_code": "U"})
+
+		r, err := c.Register(ctx, map[string]any{"redirect_uris": []string{"http://127.0.0.1:9/cb"}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Exchange.URL).To(Equal(as.URL + "/register"))
+		_, err = c.Token(ctx, url.Values{"grant_type": {"x"}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = c.DeviceAuthorize(ctx, "c-1", nil)
+		Expect(err).NotTo(HaveOccurred())
+
+		Expect(as.requests()).To(HaveLen(2))
+		Expect(as.requests()[0].path).To(Equal("/register"))
+		Expect(as.requests()[1].path).To(Equal("/as/token"))
+		Expect(host.requests()).To(HaveLen(1))
+		Expect(host.last().path).To(Equal("/oauth/device_authorization"))
+	})
+
+	DescribeTable("Resolve keeps an absolute URL and puts a path under the base",
+		func(base, ref, want string) {
+			Expect(oauthclient.Resolve(base, ref)).To(Equal(want))
+		},
+		Entry("a path", "https://h", "/oauth/token", "https://h/oauth/token"),
+		Entry("a path, base with a slash", "https://h/", "/oauth/token", "https://h/oauth/token"),
+		Entry("a path, base with a path", "https://h/tenant", "/oauth/token", "https://h/tenant/oauth/token"),
+		Entry("an absolute URL", "https://h", "https://as.example.com/token", "https://as.example.com/token"),
+		Entry("an absolute http URL", "https://h", "http://127.0.0.1:9/t?x=1", "http://127.0.0.1:9/t?x=1"),
+	)
+
 	It("returns an error only when the host cannot be reached", func() {
 		unreachable := oauthclient.New(host.URL, endpoints, nil)
 		host.Close()
