@@ -197,6 +197,15 @@ var _ = Describe("conform run", func() {
 			return []string{"run", "--profile", writeFile("typo.yaml", "target: http://127.0.0.1:1\ncredentials_env: X\n")}
 		}, `field credentials_env not found`),
 		Entry("a target that is not http", func() []string { return []string{"run", "--target", "ftp://x"} }, `must be an http or https URL`),
+		Entry("a relative path", func() []string {
+			return []string{"run", "--profile", writeFile("rel.yaml", "target: http://127.0.0.1:1\npaths:\n  closed_dir: base\n")}
+		}, `paths.closed_dir must be an absolute path`),
+		Entry("an OAuth endpoint that is neither a path nor a URL", func() []string {
+			return []string{"run", "--profile", writeFile("ep.yaml", "target: http://127.0.0.1:1\noauth:\n  token: token\n")}
+		}, `oauth.token must be a path starting with / or an absolute http or https URL`),
+		Entry("overlapping tool lists", func() []string {
+			return []string{"run", "--profile", writeFile("tools.yaml", "target: http://127.0.0.1:1\ntools:\n  privileged: [afs_write, afs_stat]\n")}
+		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
 	)
 
 	It("says within seconds that a target on a closed port is unreachable", func() {

@@ -70,7 +70,8 @@ type Tools struct {
 	Content []string `yaml:"content"`
 }
 
-// OAuth are the host's authorization endpoints, relative to the target.
+// OAuth are the host's authorization endpoints: paths relative to the target,
+// or absolute URLs for an authorization server on another origin.
 type OAuth struct {
 	Register            string `yaml:"register"`
 	Token               string `yaml:"token"`
@@ -138,7 +139,9 @@ func Parse(data []byte) (Profile, error) {
 	return p, p.Validate()
 }
 
-// Validate checks what a run cannot do without.
+// Validate checks what a run cannot do without, before anything is sent: a
+// mistake in the profile is a usage error that names the key, never a
+// departure blamed on the host.
 func (p Profile) Validate() error {
 	if err := checkURL("target", p.Target); err != nil {
 		return err
@@ -151,12 +154,13 @@ func (p Profile) Validate() error {
 	if p.RegistrationLimit < 1 {
 		return fmt.Errorf("profile: registration_limit must be at least 1")
 	}
-	for _, path := range []string{p.Paths.Open, p.Paths.OpenDir, p.Paths.Closed, p.Paths.ClosedDir, p.Paths.Missing, p.Paths.Writable, p.Paths.Unsupported.Path} {
-		if path != "" && !strings.HasPrefix(path, "/") {
-			return fmt.Errorf("profile: path %q must start with /", path)
-		}
+	if err := p.Paths.validate(); err != nil {
+		return err
 	}
-	return nil
+	if err := p.Tools.validate(); err != nil {
+		return err
+	}
+	return p.OAuth.validate()
 }
 
 func checkURL(key, raw string) error {
@@ -171,6 +175,79 @@ func checkURL(key, raw string) error {
 		return fmt.Errorf("profile: %s must not carry credentials; name an environment variable in credential_env", key)
 	}
 	return nil
+}
+
+// validate checks that every path set is absolute: the suite sends them as
+// they are, and a relative one would be resolved by each host its own way.
+func (ps Paths) validate() error {
+	for _, kv := range []struct{ key, path string }{
+		{"paths.open", ps.Open}, {"paths.open_dir", ps.OpenDir},
+		{"paths.closed", ps.Closed}, {"paths.closed_dir", ps.ClosedDir},
+		{"paths.missing", ps.Missing}, {"paths.writable", ps.Writable},
+		{"paths.unsupported.path", ps.Unsupported.Path},
+	} {
+		if kv.path != "" && !strings.HasPrefix(kv.path, "/") {
+			return fmt.Errorf("profile: %s must be an absolute path (starting with /), got %q", kv.key, kv.path)
+		}
+	}
+	return nil
+}
+
+// validate checks that no tool is named in two of the lists: a tool anonymous
+// callers may call is not one that needs a credential (source 5.3, 5.5), and
+// a content tool is listed only when collections are declared (source 1),
+// so a scenario about one list would judge the other's tool by the wrong rule.
+func (ts Tools) validate() error {
+	lists := []struct {
+		key   string
+		names []string
+	}{
+		{"tools.allowlisted", ts.Allowlisted},
+		{"tools.privileged", ts.Privileged},
+		{"tools.content", ts.Content},
+	}
+	seen := map[string]string{}
+	for _, l := range lists {
+		for _, name := range l.names {
+			if first, ok := seen[name]; ok && first != l.key {
+				return fmt.Errorf("profile: %s and %s both name %q; a tool belongs to one of them", first, l.key, name)
+			}
+			seen[name] = l.key
+		}
+	}
+	return nil
+}
+
+// validate checks the endpoint keys: each is a path on the target, or an
+// absolute URL when the authorization server sits on another origin (the
+// protected resource names its authorization servers, RFC 9728 section 2).
+func (o OAuth) validate() error {
+	for _, kv := range []struct{ key, value string }{
+		{"oauth.register", o.Register},
+		{"oauth.token", o.Token},
+		{"oauth.device_authorization", o.DeviceAuthorization},
+	} {
+		if err := checkEndpoint(kv.key, kv.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkEndpoint(key, value string) error {
+	// "//host/x" is a reference to another host without a scheme; it is
+	// neither a path on the target nor an absolute URL.
+	if strings.HasPrefix(value, "/") && !strings.HasPrefix(value, "//") {
+		return nil
+	}
+	u, err := url.Parse(value)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		if u.User != nil {
+			return fmt.Errorf("profile: %s must not carry credentials", key)
+		}
+		return nil
+	}
+	return fmt.Errorf("profile: %s must be a path starting with / or an absolute http or https URL, got %q", key, value)
 }
 
 // Credential returns the target's credential from the environment, or "".

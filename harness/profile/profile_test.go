@@ -32,10 +32,33 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Entry("no target", "slow: true\n", "target is required"),
 		Entry("a target that is not http", "target: ftp://h\n", "http or https URL"),
 		Entry("credentials in the URL", "target: https://user:secret@h\n", "must not carry credentials"),
-		Entry("a relative path", "target: http://h\npaths:\n  open: public/x\n", "must start with /"),
+		Entry("a relative path", "target: http://h\npaths:\n  open: public/x\n", "paths.open must be an absolute path"),
+		Entry("a relative unsupported path", "target: http://h\npaths:\n  unsupported: {path: x, operation: write}\n", "paths.unsupported.path"),
+		Entry("an endpoint that is neither a path nor a URL", "target: http://h\noauth:\n  token: oauth/token\n", "oauth.token must be a path starting with / or an absolute http or https URL"),
+		Entry("an empty endpoint", "target: http://h\noauth:\n  register: \"\"\n", "oauth.register"),
+		Entry("an endpoint on another scheme", "target: http://h\noauth:\n  device_authorization: ftp://as/device\n", "oauth.device_authorization"),
+		Entry("an endpoint without a scheme", "target: http://h\noauth:\n  token: //as.example.com/token\n", "oauth.token"),
+		Entry("an endpoint carrying credentials", "target: http://h\noauth:\n  token: https://u:p@as/token\n", "oauth.token must not carry credentials"),
+		Entry("a tool both allowlisted and privileged", "target: http://h\ntools:\n  privileged: [afs_write, afs_read]\n", `tools.allowlisted and tools.privileged both name "afs_read"`),
+		Entry("a content tool also allowlisted", "target: http://h\ntools:\n  content: [search_content, afs_list]\n", `tools.allowlisted and tools.content both name "afs_list"`),
+		Entry("a content tool also privileged", "target: http://h\ntools:\n  allowlisted: [afs_read]\n  privileged: [afs_write, get_content]\n", `tools.privileged and tools.content both name "get_content"`),
 		Entry("no registrations to probe with", "target: http://h\nregistration_limit: 0\n", "registration_limit"),
 		Entry("a bad peer", "target: http://h\npeer:\n  target: nope\n", "peer.target"),
 	)
+
+	It("takes an authorization server on another origin", func() {
+		p, err := profile.Parse([]byte("target: https://tools.example.com\noauth:\n  register: https://as.example.com/register\n  token: https://as.example.com/token\n  device_authorization: /device\n"))
+		Expect(err).NotTo(HaveOccurred())
+		ep := p.OAuth.Endpoints()
+		Expect(ep.Register).To(Equal("https://as.example.com/register"))
+		Expect(ep.Token).To(Equal("https://as.example.com/token"))
+		Expect(ep.DeviceAuthorization).To(Equal("/device"))
+	})
+
+	It("takes tool lists that do not overlap, and the same name twice in one list", func() {
+		_, err := profile.Parse([]byte("target: http://h\ntools:\n  allowlisted: [afs_read, afs_read]\n  privileged: [afs_write, afs_list, afs_stat]\n"))
+		Expect(err).NotTo(HaveOccurred())
+	})
 
 	It("reads credentials from the environment variables it names, never from the file", func() {
 		GinkgoT().Setenv("CONFORM_TEST_CRED", "  token-a  ")
