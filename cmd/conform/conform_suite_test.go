@@ -42,6 +42,12 @@ var home string
 
 var _ = BeforeEach(func() {
 	home = GinkgoT().TempDir()
+	// The feature runner's init runs "go env", and the go command starts a
+	// telemetry process that writes under the config directory after conform
+	// has exited, racing the removal of home. Telemetry off starts none.
+	telemetry := filepath.Join(configDir(), "go", "telemetry")
+	Expect(os.MkdirAll(telemetry, 0o700)).To(Succeed())
+	Expect(os.WriteFile(filepath.Join(telemetry, "mode"), []byte("off"), 0o600)).To(Succeed())
 })
 
 // configDir is where os.UserConfigDir() resolves inside the child process.
