@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cucumber/godog"
-
 	"github.com/conform-mcp/conform/harness/diagnose"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -25,7 +23,7 @@ type diagnosis struct {
 // section 7.5 against the target and judge where it stops. The engine's
 // wording is its own; these steps judge only the step and the gate, which
 // the host's behaviour decides.
-func (st *State) registerDiagnose(sc *godog.ScenarioContext) {
+func (st *State) registerDiagnose(sc stepContext) {
 	d := &diagnosis{st: st}
 	const caller = `(an anonymous caller|the target's credential|a credential issued by the peer)`
 	sc.Step(`^the call of (\S+) on (\S+) is diagnosed for `+caller+`$`, d.callOn)

@@ -15,7 +15,7 @@ import (
 )
 
 // registerMCP binds the steps that call {base}/mcp and judge its replies.
-func (st *State) registerMCP(sc *godog.ScenarioContext) {
+func (st *State) registerMCP(sc stepContext) {
 	// Who calls (source 5.1: credentials travel in the Authorization header).
 	sc.Step(`^an anonymous caller$`, st.anonymous)
 	sc.Step(`^a caller with the target's credential$`, st.withCredential)

@@ -117,7 +117,7 @@ type limitProbe struct {
 
 // registerOAuth binds the steps that drive the authorization endpoints
 // (source sections 2, 3, 4, 7.3 and 8).
-func (st *State) registerOAuth(sc *godog.ScenarioContext) {
+func (st *State) registerOAuth(sc stepContext) {
 	st.vars["registration_limit"] = strconv.Itoa(st.Target.Profile.RegistrationLimit)
 
 	// Registration (source 2, 4 rule 1, 7.3).

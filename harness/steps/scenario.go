@@ -103,10 +103,11 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
-		st.registerMCP(sc)
-		st.registerTime(sc)
-		st.registerOAuth(sc)
-		st.registerDiagnose(sc)
+		steps := stepContext{sc}
+		st.registerMCP(steps)
+		st.registerTime(steps)
+		st.registerOAuth(steps)
+		st.registerDiagnose(steps)
 	}
 }
 

@@ -7,13 +7,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/cucumber/godog"
 )
 
 // registerTime binds the step that lets time pass on the host (source 3 and
 // 8: the five-minute device window, the seven-day registration lifetime).
-func (st *State) registerTime(sc *godog.ScenarioContext) {
+func (st *State) registerTime(sc stepContext) {
 	sc.Step(`^(.+) pass(?:es)? on the host's clock$`, st.timePasses)
 }
 
