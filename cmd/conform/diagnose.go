@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -10,9 +11,10 @@ import (
 
 	"github.com/conform-mcp/conform/harness/diagnose"
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/profile"
 )
 
-func diagnoseCommand(stdout io.Writer) *cobra.Command {
+func diagnoseCommand(stdout, stderr io.Writer) *cobra.Command {
 	var in diagnose.Input
 	var credentialEnv string
 	var args map[string]string
@@ -30,7 +32,12 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 			if in.Target == "" || in.Tool == "" {
 				return usage("diagnose needs --target and --tool")
 			}
-			in.Target = strings.TrimRight(in.Target, "/")
+			p := profile.Default("")
+			p.SetTarget("--target", in.Target)
+			in.Target = p.Target
+			for _, note := range p.Notes {
+				fmt.Fprintln(stderr, "conform:", note)
+			}
 			if credentialEnv != "" {
 				in.Credential = strings.TrimSpace(os.Getenv(credentialEnv))
 				if in.Credential == "" {

@@ -21,6 +21,12 @@ var _ = Describe("conform diagnose", func() {
 		Expect(s.Out).To(gbytes.Say(`Verdict: the call succeeds`))
 	})
 
+	It("takes the MCP endpoint's URL as --target", func() {
+		s := exits(conform(nil, "diagnose", "--target", f.url+"/mcp", "--tool", "afs_read", "--path", "/public/readme.md"), 0)
+		Expect(s.Out).To(gbytes.Say(`Verdict: the call succeeds`))
+		Expect(s.Err).To(gbytes.Say(`--target ` + f.url + `/mcp is the MCP endpoint; using its base URL ` + f.url))
+	})
+
 	It("is a usage error without --tool", func() {
 		s := exits(conform(nil, "diagnose", "--target", f.url), 2)
 		Expect(s.Err).To(gbytes.Say(`diagnose needs --target and --tool`))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,7 +12,7 @@ import (
 	"github.com/conform-mcp/conform/harness/profile"
 )
 
-func loginCommand(stdout io.Writer) *cobra.Command {
+func loginCommand(stdout, stderr io.Writer) *cobra.Command {
 	var base, profileFile, stateDir string
 	cmd := &cobra.Command{
 		Use:   "login --target URL",
@@ -25,19 +24,22 @@ use it when the profile's credential variable is empty. The credential is
 never printed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			p := profile.Default(base)
+			p := profile.Default("")
 			if profileFile != "" {
 				loaded, err := profile.Load(profileFile)
 				if err != nil {
 					return usage("%v", err)
 				}
 				p = loaded
-				if base != "" {
-					p.Target = strings.TrimRight(base, "/")
-				}
+			}
+			if base != "" {
+				p.SetTarget("--target", base)
 			}
 			if err := p.Validate(); err != nil {
 				return usage("login needs --target (or a profile): %v", err)
+			}
+			for _, note := range p.Notes {
+				fmt.Fprintln(stderr, "conform:", note)
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

@@ -19,7 +19,9 @@ var _ = Describe("conform login", func() {
 		f := serveFake(nil)
 		// The default state directory of later runs: os.UserConfigDir()/conform.
 		state := filepath.Join(configDir(), "conform")
-		s := conform(nil, "login", "--target", f.url, "--state-dir", state)
+		// Given as the MCP endpoint, as other MCP clients take it: the
+		// credential is kept for the base URL that later runs name.
+		s := conform(nil, "login", "--target", f.url+"/mcp", "--state-dir", state)
 
 		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`Waiting for approval`))
 		m := userCode.FindSubmatch(s.Out.Contents())
@@ -28,7 +30,8 @@ var _ = Describe("conform login", func() {
 		Expect(f.oauth.Approve(context.Background(), string(m[1]))).To(Succeed())
 
 		exits(s, 0)
-		Expect(s.Out).To(gbytes.Say(`Signed in to ` + regexp.QuoteMeta(f.url)))
+		Expect(s.Out).To(gbytes.Say(`Signed in to ` + regexp.QuoteMeta(f.url) + `;`))
+		Expect(s.Err).To(gbytes.Say(`--target ` + regexp.QuoteMeta(f.url) + `/mcp is the MCP endpoint`))
 		Expect(stdout(s)).NotTo(ContainSubstring(f.credential))
 		info, err := os.Stat(filepath.Join(state, "login.json"))
 		Expect(err).NotTo(HaveOccurred())

@@ -50,7 +50,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
-	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout), loginCommand(stdout))
+	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout, stderr), loginCommand(stdout, stderr))
 
 	err := root.Execute()
 	if err == nil {

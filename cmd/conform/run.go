@@ -116,10 +116,11 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 		}
 		p = loaded
 		if f.target != "" {
-			p.Target = strings.TrimRight(f.target, "/")
+			p.SetTarget("--target", f.target)
 		}
 	case f.target != "":
-		p = profile.Default(f.target)
+		p = profile.Default("")
+		p.SetTarget("--target", f.target)
 	default:
 		t, closeFn, err := inprocess.Start(ctx)
 		if err != nil {
@@ -129,6 +130,9 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 	}
 	if err := p.Validate(); err != nil {
 		return nil, nil, usage("%v", err)
+	}
+	for _, note := range p.Notes {
+		fmt.Fprintln(stderr, "conform:", note)
 	}
 	t := target.FromProfile(p)
 	fillCredentials(ctx, t, stderr)

@@ -208,6 +208,23 @@ var _ = Describe("conform run", func() {
 		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
 	)
 
+	It("takes the MCP endpoint's URL as --target, and says once that it uses the base URL", func() {
+		f := serveFake(nil)
+		ids := listed("--tags", "@T401-4 && ~@needs-peer")
+		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--target", f.url+"/mcp", "--tags", "@T401-4 && ~@needs-peer"), 0)
+		Expect(s.Out).To(gbytes.Say(`(?m)^%d passed, 0 failed$`, len(ids)))
+		Expect(strings.Count(stderr(s), "is the MCP endpoint")).To(Equal(1))
+		Expect(stderr(s)).To(ContainSubstring("--target " + f.url + "/mcp is the MCP endpoint; using its base URL " + f.url))
+	})
+
+	It("takes a profile target ending in /mcp", func() {
+		f := serveFake(nil)
+		file := writeFile("endpoint.yaml", "target: "+f.url+"/mcp/\n")
+		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--profile", file, "--tags", "@T401-4 && ~@needs-peer"), 0)
+		Expect(strings.Count(stderr(s), "is the MCP endpoint")).To(Equal(1))
+		Expect(stderr(s)).To(ContainSubstring("target " + f.url + "/mcp/ is the MCP endpoint; using its base URL " + f.url))
+	})
+
 	It("says within seconds that a target on a closed port is unreachable", func() {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())

@@ -32,6 +32,9 @@ type Profile struct {
 	RegistrationLimit int `yaml:"registration_limit"`
 	// Slow allows scenarios that wait in real time (the five-minute window).
 	Slow bool `yaml:"slow"`
+	// Notes say what reading the profile changed in it (a target given as
+	// its MCP endpoint), for the command line to say once.
+	Notes []string `yaml:"-"`
 }
 
 // Peer is a second instance of the host software.
@@ -85,10 +88,10 @@ func (o OAuth) Endpoints() oauthclient.Endpoints {
 	return oauthclient.Endpoints{Register: o.Register, Token: o.Token, DeviceAuthorization: o.DeviceAuthorization}
 }
 
-// Default returns the profile of the reference host at target.
+// Default returns the profile of the reference host at target (a base URL,
+// or the MCP endpoint, see SetTarget).
 func Default(target string) Profile {
-	return Profile{
-		Target:        strings.TrimRight(target, "/"),
+	p := Profile{
 		CredentialEnv: "CONFORM_CREDENTIAL",
 		Paths: Paths{
 			Open:        "/public/readme.md",
@@ -112,6 +115,36 @@ func Default(target string) Profile {
 		},
 		RegistrationLimit: 50,
 	}
+	p.SetTarget("target", target)
+	return p
+}
+
+// mcpPath is where the MCP endpoint sits under the base URL (source 1).
+const mcpPath = "/mcp"
+
+// BaseURL returns the base URL that raw names: raw without a trailing slash
+// and, when its path ends in /mcp, without that. Every other MCP client takes
+// the endpoint's own URL, so a user may well give it; trimmed says whether
+// /mcp was removed.
+func BaseURL(raw string) (base string, trimmed bool) {
+	base = strings.TrimRight(raw, "/")
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || !strings.HasSuffix(u.Path, mcpPath) {
+		return base, false
+	}
+	return strings.TrimRight(strings.TrimSuffix(base, mcpPath), "/"), true
+}
+
+// SetTarget sets Target from raw, as BaseURL reads it; key is how the user
+// gave it ("target", "--target"), for the note that says /mcp was removed.
+func (p *Profile) SetTarget(key, raw string) { p.Target = p.baseURL(key, raw) }
+
+func (p *Profile) baseURL(key, raw string) string {
+	base, trimmed := BaseURL(raw)
+	if trimmed {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s %s is the MCP endpoint; using its base URL %s (the suite adds %s itself)", key, raw, base, mcpPath))
+	}
+	return base
 }
 
 // Load reads a profile file. Keys it does not set keep their defaults; an
@@ -132,9 +165,9 @@ func Parse(data []byte) (Profile, error) {
 	if err := dec.Decode(&p); err != nil {
 		return Profile{}, fmt.Errorf("profile: %w", err)
 	}
-	p.Target = strings.TrimRight(p.Target, "/")
+	p.SetTarget("target", p.Target)
 	if p.Peer != nil {
-		p.Peer.Target = strings.TrimRight(p.Peer.Target, "/")
+		p.Peer.Target = p.baseURL("peer.target", p.Peer.Target)
 	}
 	return p, p.Validate()
 }

@@ -46,6 +46,39 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Entry("a bad peer", "target: http://h\npeer:\n  target: nope\n", "peer.target"),
 	)
 
+	DescribeTable("reads a target given as its MCP endpoint as the base URL",
+		func(raw, base string, trimmed bool) {
+			got, ok := profile.BaseURL(raw)
+			Expect(got).To(Equal(base))
+			Expect(ok).To(Equal(trimmed))
+		},
+		Entry("the endpoint", "https://h/mcp", "https://h", true),
+		Entry("the endpoint with a slash", "https://h:8080/mcp/", "https://h:8080", true),
+		Entry("the endpoint under a path", "https://h/tenant/mcp", "https://h/tenant", true),
+		Entry("a base URL", "https://h/", "https://h", false),
+		Entry("a host named mcp", "http://mcp", "http://mcp", false),
+		Entry("a path that only ends in mcp", "https://h/notmcp", "https://h/notmcp", false),
+		Entry("a query after /mcp", "https://h/mcp?x=1", "https://h/mcp?x=1", false),
+	)
+
+	It("notes once each target it read as an MCP endpoint", func() {
+		p, err := profile.Parse([]byte("target: https://h/mcp\npeer:\n  target: https://p/mcp/\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Target).To(Equal("https://h"))
+		Expect(p.Peer.Target).To(Equal("https://p"))
+		Expect(p.Notes).To(Equal([]string{
+			"target https://h/mcp is the MCP endpoint; using its base URL https://h (the suite adds /mcp itself)",
+			"peer.target https://p/mcp/ is the MCP endpoint; using its base URL https://p (the suite adds /mcp itself)",
+		}))
+
+		p, err = profile.Parse([]byte("target: https://h\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Notes).To(BeEmpty())
+		p.SetTarget("--target", "http://127.0.0.1:8080/mcp")
+		Expect(p.Target).To(Equal("http://127.0.0.1:8080"))
+		Expect(p.Notes).To(ConsistOf(ContainSubstring("--target http://127.0.0.1:8080/mcp is the MCP endpoint")))
+	})
+
 	It("takes an authorization server on another origin", func() {
 		p, err := profile.Parse([]byte("target: https://tools.example.com\noauth:\n  register: https://as.example.com/register\n  token: https://as.example.com/token\n  device_authorization: /device\n"))
 		Expect(err).NotTo(HaveOccurred())
