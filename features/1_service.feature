@@ -5,9 +5,14 @@ Feature: 1 What the service does
   tools list and stat paths; afs_stat reports the operations the provider
   implements. Content tools appear only when the host declares collections.
 
+  Which tools an anonymous caller may call is not shown (source 5), so the
+  scenarios about paths call as "a caller allowed to call" the tool: anonymous
+  when the profile's tools.allowlisted names it, otherwise with the target's
+  credential (the path policy is the same for every caller, source 5.7).
+
   @SVC-1 @SVC-2
   Scenario: Agents discover tools with tools/list at {base}/mcp
-    Given an anonymous caller
+    Given a caller allowed to call {tools.list} and {tools.stat}
     When the caller sends "tools/list"
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result
@@ -16,21 +21,21 @@ Feature: 1 What the service does
 
   @SVC-2 @SVC-3 @SVC-6
   Scenario: afs_list lists the children of a path the host opened
-    Given an anonymous caller
+    Given a caller allowed to call {tools.list}
     When the caller calls {tools.list} on {paths.open_dir}
     Then the tool result is not an error
     And the listing names the last segment of {paths.open}
 
   @SVC-4
   Scenario: afs_stat reports the operations the provider implements
-    Given an anonymous caller
+    Given a caller allowed to call {tools.stat}
     When the caller calls {tools.stat} on {paths.open}
     Then the tool result is not an error
     And the capabilities include "stat"
 
   @SVC-6
   Scenario: A path the host opened to network clients can be read
-    Given an anonymous caller
+    Given a caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.open}
     Then the tool result is not an error
 

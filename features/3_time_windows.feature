@@ -10,6 +10,22 @@ Feature: 3 Time windows
   each window is checked just before and just after its end. Against another
   host the five-minute window is waited in real time when the profile allows
   it (slow: true); the seven-day and thirty-day checks need the host's clock.
+  Against any host, a credential the device grant issues here is used again
+  at the end of the run (8_limits.feature), and the result says how long it
+  was observed to live.
+
+  @TIME-3 @RES-2 @needs-approval
+  Scenario: A credential from the device grant is kept to be used again at the end of the run
+    Given a newly registered client
+    And a device authorization for the registered client
+    And the sign-in is approved
+    When the client polls the token endpoint
+    Then the token response carries an access_token and neither expires_in nor refresh_token
+    And the credential just issued is kept for the end of the run
+    Given a caller with the credential just issued
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 200
+    And the tool result is not an error
 
   @TIME-1 @OAUTH-4 @needs-time
   Scenario: A device code is still accepted just inside its five-minute window
@@ -17,7 +33,7 @@ Feature: 3 Time windows
     And a device authorization for the registered client
     When 4 minutes and 59 seconds pass on the host's clock
     And the client polls the token endpoint
-    Then the OAuth error is not "invalid_grant"
+    Then the device code is still pending: authorization_pending or slow_down, or a credential
 
   @TIME-1 @OAUTH-4 @OAUTH-1 @needs-time
   Scenario: A device code is rejected as invalid_grant just after its five-minute window

@@ -6,13 +6,13 @@ Feature: 4 The JSON-RPC endpoint
   a host is reachable; its body is not specified, so only that it answers is
   checked.
 
-  @EP-1 @AUTH-3
   Scenario Outline: An anonymous <method> answers with a JSON-RPC result
     Given an anonymous caller
     When the caller sends "<method>"
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result
 
+    @EP-1 @AUTH-3
     Examples:
       | method         |
       | initialize     |
@@ -22,7 +22,7 @@ Feature: 4 The JSON-RPC endpoint
 
   @EP-1 @AUTH-3
   Scenario: An anonymous tools/call of an allowlisted tool answers with a JSON-RPC result
-    Given an anonymous caller
+    Given an anonymous caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.open}
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result

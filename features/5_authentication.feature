@@ -3,8 +3,14 @@ Feature: 5 Authentication
   Credentials travel in the Authorization header and are bound to the host
   instance that issued them. Anonymous callers may use only initialize,
   tools/list, resources/list, prompts/list, and tools/call for allowlisted
-  tools. Gates run in order: method allowlist, credential, path policy,
-  provider. A credential never changes the path policy.
+  tools: every other method is the 401, whatever it is. Gates run in order:
+  method allowlist, credential, path policy, provider. A credential never
+  changes the path policy, and only the host's own declaration opens a path.
+
+  Which tools/call names are on the anonymous allowlist is not shown: the
+  profile says (tools.allowlisted, tools.privileged). Notifications such as
+  notifications/initialized are no calls and get no reply; they are not
+  checked.
 
   @AUTH-1 @needs-credential
   Scenario: A credential in the Authorization header admits a privileged tool
@@ -20,7 +26,6 @@ Feature: 5 Authentication
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
-  @AUTH-3 @T401-6
   Scenario Outline: An anonymous method off the allowlist answers 401: <method>
     Given an anonymous tools/list answers 200 with a JSON-RPC result
     And an anonymous caller
@@ -28,9 +33,13 @@ Feature: 5 Authentication
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
+    @AUTH-3 @T401-6
     Examples:
       | method                 |
+      | ping                   |
+      | completion/complete    |
       | resources/read         |
+      | prompts/get            |
       | logging/setLevel       |
       | conform/no-such-method |
 
@@ -53,7 +62,16 @@ Feature: 5 Authentication
     Then every allowlisted tool answers with a JSON-RPC result when called on {paths.open}
 
   @AUTH-5
-  Scenario: A name seen in tools/list that answers 401 is a privileged tool
+  Scenario: Every tool anonymous tools/list shows answers a result or the 401
+    Given an anonymous caller
+    Then every tool the profile names that anonymous tools/list shows answers with a JSON-RPC result or the 401
+
+  # Derived, not stated: source 5.5 tells how to read tools/list, and the
+  # diagnosis order (7.5) reaches step 3 for an anonymous caller only when
+  # the host lists its privileged tools. A SHOULD: it decides the exit code
+  # only with --strict.
+  @AUTH-9
+  Scenario: A name seen in tools/list that answers 401 is a privileged tool (derived: anonymous tools/list names the privileged tools)
     Given an anonymous caller
     When the caller sends "tools/list"
     Then tools/list names {tools.write}
@@ -67,6 +85,13 @@ Feature: 5 Authentication
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
+  @AUTH-6 @T401-7
+  Scenario: The credential is decided before the path policy
+    Given a caller presenting the Authorization header "Bearer conform-unknown-credential-7f3a9"
+    When the caller calls {tools.read} on {paths.closed}
+    Then the HTTP status is 401
+    And the reply carries no JSON-RPC result
+
   @AUTH-6 @AUTH-7 @needs-credential
   Scenario: With a credential the same call reaches the path policy
     Given a caller with the target's credential
@@ -74,3 +99,36 @@ Feature: 5 Authentication
     Then the HTTP status is 200
     And the tool result is an error
     And the tool result text is "AFS_FORBIDDEN: Forbidden at {paths.closed}: network clients cannot write base paths; use a resolver overlay or internal code"
+
+  @AUTH-6 @DIAG-4
+  Scenario: The path policy is decided before the provider
+    Given a caller allowed to perform {paths.closed_unsupported.operation}
+    When the caller attempts the operation {paths.closed_unsupported.operation} on {paths.closed_unsupported.path}
+    Then the HTTP status is 200
+    And the tool result is an error
+    And the tool result text is the AFS_FORBIDDEN of {paths.closed_unsupported.operation} on {paths.closed_unsupported.path}
+
+  @AUTH-6 @AFS-2 @DIAG-4
+  Scenario: The path policy is decided before the provider looks the path up
+    Given a caller allowed to call {tools.read}
+    When the caller calls {tools.read} on {paths.closed_dir}/conform-no-such-file
+    Then the HTTP status is 200
+    And the tool result is an error
+    And the tool result text is "AFS_FORBIDDEN: Forbidden at {paths.closed_dir}/conform-no-such-file: network clients cannot read base paths; declare a networkRead rule or use an overlay"
+
+  Scenario Outline: No spelling of a closed path opens it: <spelling>
+    Given a caller allowed to call {tools.read}
+    When the caller calls {tools.read} on {paths.closed}
+    Then the tool result is an error
+    When the caller calls {tools.read} on <path>
+    Then the call does not succeed
+
+    @AUTH-10
+    Examples:
+      | spelling                          | path                                   |
+      | a ".." segment from the open dir  | {paths.open_dir}/..{paths.closed}      |
+      | a doubled separator               | {paths.closed_dir}//{paths.closed.name} |
+      | a "." segment                     | {paths.closed_dir}/./{paths.closed.name} |
+      | a trailing slash                  | {paths.closed}/                        |
+      | a percent-encoded separator       | {paths.closed_dir}%2F{paths.closed.name} |
+      | percent-encoded dots              | {paths.open_dir}/%2e%2e{paths.closed}  |

@@ -3,7 +3,10 @@ Feature: 7.1 Two shapes of failure
   A call refused by gate 1 or 2 answers HTTP 4xx with no JSON-RPC result: it
   never reached a tool. A call that reached the tool and failed answers HTTP
   200 with isError true. A 200 is not success: every tools/call result is
-  judged by result.isError.
+  judged by result.isError. A call reaches a tool only if the tool exists:
+  an answer of 200 is judged as the tool's only when tools/list names the
+  tool to the caller, or an anonymous call of an unknown name answers the 401
+  (source 5.5), so a host that does not know the tool never passes these.
 
   @SHAPE-1 @AUTH-6
   Scenario: A call refused at the gates never reaches a tool
@@ -14,7 +17,7 @@ Feature: 7.1 Two shapes of failure
 
   @SHAPE-2 @SHAPE-3 @AUTH-6
   Scenario: A call refused by the path policy answers 200 with isError true
-    Given an anonymous caller
+    Given a caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.closed}
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result
@@ -30,7 +33,7 @@ Feature: 7.1 Two shapes of failure
 
   @SVC-4 @DIAG-5
   Scenario: An operation the provider lacks is absent from afs_stat's capabilities
-    Given an anonymous caller
+    Given a caller allowed to call {tools.stat}
     When the caller calls {tools.stat} on {paths.unsupported.path}
     Then the tool result is not an error
     And the capabilities do not include "{paths.unsupported.operation}"

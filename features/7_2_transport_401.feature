@@ -14,7 +14,6 @@ Feature: 7.2 Transport failure: 401 on /mcp
     And the body is a JSON object whose "error" is "Unauthorized"
     And the reply carries no JSON-RPC result
 
-  @T401-1 @T401-2 @T401-3 @T401-4 @T401-7
   Scenario Outline: A rejected credential answers the same 401: <credential>
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -26,6 +25,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
     And the body is a JSON object whose "error" is "Unauthorized"
     And the reply is the same as "anonymous privileged call" in status, challenge and body
 
+    @T401-1 @T401-2 @T401-3 @T401-4 @T401-7
     Examples:
       | credential                | header                                  |
       | an unknown bearer token   | Bearer conform-unknown-credential-7f3a9 |

@@ -3,7 +3,12 @@ Feature: 7.3 Authorization-flow failures
   A client registers at POST /oauth/register with redirect_uris, each of them
   https, an RFC 8252 loopback http address, or a private-use scheme, and
   receives a client_id to keep. POST /oauth/token supports the device_code,
-  authorization_code and refresh_token grants. Every authorization-flow
+  authorization_code and refresh_token grants. The source calls the device
+  grant "device_code"; RFC 8628 names it
+  urn:ietf:params:oauth:grant-type:device_code. A host may take either: the
+  suite sends the name the authorization server metadata advertises in
+  grant_types_supported, else the URN, and "device_code" when the URN is
+  answered unsupported_grant_type. Every authorization-flow
   failure answers HTTP 400 with a JSON body whose "error" is an RFC 6749 error
   code and whose "error_description" is a string:
 
@@ -21,11 +26,11 @@ Feature: 7.3 Authorization-flow failures
     When a client registers without redirect_uris
     Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and description "Missing redirect_uris"
 
-  @OAUTH-1 @OAUTH-3 @EP-6 @RES-4
   Scenario Outline: A registration with an unsupported redirect URI is refused: <kind>
     When a client registers with redirect_uris ["<uri>"]
     Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and a description beginning "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
 
+    @OAUTH-1 @OAUTH-3 @EP-6 @RES-4
     Examples:
       | kind                  | uri                     |
       | http off the loopback | http://app.example/cb   |
@@ -33,11 +38,11 @@ Feature: 7.3 Authorization-flow failures
       | javascript            | javascript:alert(1)     |
       | a relative reference  | /relative/cb            |
 
-  @RES-1 @EP-2 @EP-6
   Scenario Outline: A registration with a supported redirect URI returns a client_id: <kind>
     When a client registers with redirect_uris ["<uri>"]
     Then the registration succeeds with a client_id
 
+    @RES-1 @EP-2 @EP-6
     Examples:
       | kind                     | uri                       |
       | https                    | https://app.example/cb    |
@@ -51,24 +56,24 @@ Feature: 7.3 Authorization-flow failures
     When the client exchanges the device code "conform-unknown-device-code"
     Then the OAuth reply is HTTP 400 with error "invalid_grant" and description "Invalid or expired device_code"
 
-  @OAUTH-1 @OAUTH-5 @EP-3 @RES-4
   Scenario Outline: Any other grant type is refused as unsupported: <grant>
     Given a registered client
     When the client requests a token with grant_type "<grant>"
     Then the OAuth reply is HTTP 400 with error "unsupported_grant_type" and a description naming "device_code", "authorization_code" and "refresh_token"
 
+    @OAUTH-1 @OAUTH-5 @EP-3 @RES-4
     Examples:
       | grant                                       |
       | password                                    |
       | client_credentials                          |
       | urn:ietf:params:oauth:grant-type:jwt-bearer |
 
-  @EP-3
   Scenario Outline: The token endpoint supports the <grant> grant
     Given a registered client
     When the client requests a token with grant_type "<grant>"
     Then the OAuth error is not "unsupported_grant_type"
 
+    @EP-3
     Examples:
       | grant              |
       | authorization_code |

@@ -5,22 +5,30 @@ Feature: 7.4 In-call failures
   the host has not opened to network clients answers AFS_FORBIDDEN, for every
   caller, owner included. A path that does not exist answers AFS_NOT_FOUND.
 
-  @AFS-2 @AFS-3 @AFS-4 @RES-3 @DIAG-4
-  Scenario Outline: An anonymous <operation> of a closed path answers AFS_FORBIDDEN
-    Given an anonymous caller
+  Scenario Outline: A <operation> of a closed path by a caller the method allowlist admits answers AFS_FORBIDDEN
+    Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on <path>
     Then the HTTP status is 200
     And the tool result is an error
     And the tool result text is "AFS_FORBIDDEN: Forbidden at <path>: network clients <explanation>"
     And the tool result text gives an error code, then the path <path>, then an explanation
 
-    Examples:
+    @AFS-2 @RES-3 @DIAG-4
+    Examples: read
       | operation | path               | explanation                                                          |
       | read      | {paths.closed}     | cannot read base paths; declare a networkRead rule or use an overlay |
+
+    @AFS-3 @RES-3 @DIAG-4
+    Examples: list
+      | operation | path               | explanation                                                          |
       | list      | {paths.closed_dir} | cannot list base paths; declare a networkRead rule or use an overlay |
+
+    @AFS-4 @RES-3 @DIAG-4
+    Examples: stat
+      | operation | path               | explanation                                                          |
       | stat      | {paths.closed}     | cannot stat base paths; declare a networkRead rule or use an overlay |
 
-  @AFS-1 @AFS-2 @AFS-3 @AFS-4 @AFS-5 @AUTH-7 @RES-3 @DIAG-4 @needs-credential
+  @needs-credential
   Scenario Outline: The owner's <operation> of a closed path answers the same AFS_FORBIDDEN
     Given a caller with the target's credential
     When the caller attempts the operation <operation> on <path>
@@ -28,21 +36,34 @@ Feature: 7.4 In-call failures
     And the tool result is an error
     And the tool result text is "AFS_FORBIDDEN: Forbidden at <path>: network clients <explanation>"
 
-    Examples:
+    @AFS-1 @AFS-5 @AUTH-7 @DIAG-4
+    Examples: write
       | operation | path               | explanation                                                          |
       | write     | {paths.closed}     | cannot write base paths; use a resolver overlay or internal code     |
+
+    @AFS-2 @AFS-5 @AUTH-7 @DIAG-4
+    Examples: read
+      | operation | path               | explanation                                                          |
       | read      | {paths.closed}     | cannot read base paths; declare a networkRead rule or use an overlay |
+
+    @AFS-3 @AFS-5 @AUTH-7 @DIAG-4
+    Examples: list
+      | operation | path               | explanation                                                          |
       | list      | {paths.closed_dir} | cannot list base paths; declare a networkRead rule or use an overlay |
+
+    @AFS-4 @AFS-5 @AUTH-7 @DIAG-4
+    Examples: stat
+      | operation | path               | explanation                                                          |
       | stat      | {paths.closed}     | cannot stat base paths; declare a networkRead rule or use an overlay |
 
-  @AFS-6 @RES-3
   Scenario Outline: A <operation> of a path that does not exist answers AFS_NOT_FOUND
-    Given an anonymous caller
+    Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on {paths.missing}
     Then the HTTP status is 200
     And the tool result is an error
     And the tool result text is "AFS_NOT_FOUND: Path not found: {paths.missing}"
 
+    @AFS-6
     Examples:
       | operation |
       | read      |
@@ -50,7 +71,7 @@ Feature: 7.4 In-call failures
 
   @AFS-8
   Scenario: Listing the parent tells a missing path from a missing provider
-    Given an anonymous caller
+    Given a caller allowed to call {tools.read} and {tools.list}
     When the caller calls {tools.read} on {paths.missing}
     Then the tool result is an error
     When the caller calls {tools.list} on {paths.open_dir}

@@ -8,11 +8,13 @@ Feature: 7.5 Diagnosis order
   gate 3, the credential is fine and the path is closed to the network;
   (5) afs_stat does not list the operation in capabilities: gate 4. These
   scenarios run the diagnosis against the target: the host's answers must
-  lead it to the gate that the profile's paths and tools stand for.
+  lead it to the gate that the profile's paths and tools stand for. Calls
+  about paths are diagnosed for a caller allowed to call the tool: anonymous
+  when tools.allowlisted names it, otherwise with the target's credential.
 
   @DIAG-1
   Scenario: The diagnosis of a call that succeeds goes past step 1 to the end
-    When the call of {tools.read} on {paths.open} is diagnosed for an anonymous caller
+    When the call of {tools.read} on {paths.open} is diagnosed for a caller allowed to call it
     Then the diagnosis passes step 1
     And the diagnosis finds the call succeeds
 
@@ -22,8 +24,17 @@ Feature: 7.5 Diagnosis order
     Then the diagnosis passes step 1
     And the diagnosis stops at step 2 naming no gate
 
-  @DIAG-3 @AUTH-5
-  Scenario: The diagnosis of an anonymous privileged call stops at step 3 with the challenge
+  @DIAG-3 @T401-7
+  Scenario: The diagnosis of a call with a rejected credential stops at step 3 with the challenge
+    When the call of {tools.read} on {paths.open} is diagnosed for an unknown credential
+    Then the diagnosis stops at step 3 naming gate 1 or 2
+    And the diagnosis shows the challenge's resource_metadata "{base}/.well-known/oauth-protected-resource"
+
+  # Derived, not stated (a SHOULD): the diagnosis reaches step 3 for an
+  # anonymous caller only when anonymous tools/list names the privileged
+  # tool; a host that hides it stops the diagnosis at step 2.
+  @AUTH-9
+  Scenario: The diagnosis of an anonymous privileged call stops at step 3 with the challenge (derived: anonymous tools/list names the privileged tools)
     When the call of {tools.write} on {paths.writable} is diagnosed for an anonymous caller
     Then the diagnosis stops at step 3 naming gate 1 or 2
     And the diagnosis shows the challenge's resource_metadata "{base}/.well-known/oauth-protected-resource"
@@ -40,8 +51,8 @@ Feature: 7.5 Diagnosis order
     Then the diagnosis finds the call succeeds
 
   @DIAG-4
-  Scenario: The diagnosis of an anonymous read of a closed path stops at step 4
-    When the call of {tools.read} on {paths.closed} is diagnosed for an anonymous caller
+  Scenario: The diagnosis of a read of a closed path stops at step 4
+    When the call of {tools.read} on {paths.closed} is diagnosed for a caller allowed to call it
     Then the diagnosis stops at step 4 naming gate 3
 
   @DIAG-4 @AUTH-7 @needs-credential
@@ -56,6 +67,6 @@ Feature: 7.5 Diagnosis order
 
   @DIAG-5 @AFS-8
   Scenario: The diagnosis of a path that does not exist lists its parent before concluding
-    When the call of {tools.read} on {paths.missing} is diagnosed for an anonymous caller
+    When the call of {tools.read} on {paths.missing} is diagnosed for a caller allowed to call it, {tools.stat} and {tools.list}
     Then the diagnosis lists the parent of {paths.missing}
     And the diagnosis stops at step 5 naming no gate

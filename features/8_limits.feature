@@ -5,7 +5,8 @@ Feature: 8 Limits
   every start is eventually throttled. A client registers once and keeps its
   client_id. The numeric limit and the throttled response are not specified,
   so the suite sends at most registration_limit registrations (a profile key)
-  and counts any 4xx after an accepted registration as the throttle.
+  and counts any refusal after an accepted registration as the throttle: 429,
+  another 4xx, or 503 with Retry-After.
 
   @OAUTH-6
   Scenario: A client that registers at every start is eventually throttled
@@ -13,8 +14,19 @@ Feature: 8 Limits
     When a client registers repeatedly, at most {registration_limit} times, until refused
     Then a registration was refused
 
+  # Derived, not stated (a SHOULD): source 7.3 tells a client to register
+  # once and keep its client_id; that the throttle leaves such a client
+  # working is inferred from that advice, not said.
   @OAUTH-7
   Scenario: A client that registered once keeps its client_id once the address is throttled
     Given a registered client
     When a client registers repeatedly, at most {registration_limit} times, until refused
     Then the registered client still works
+
+  @TIME-3 @RES-2 @needs-approval
+  Scenario: The credential kept from the start of the run still works at its end
+    Given a caller with the credential kept from the start of the run
+    When the caller calls {tools.write} on {paths.writable}
+    Then the HTTP status is 200
+    And the tool result is not an error
+    And the result says how long the credential was observed to live

@@ -29,11 +29,14 @@ const (
 
 // Requirement is one numbered requirement of the source document.
 type Requirement struct {
-	ID        string `yaml:"id"`
-	Section   string `yaml:"section"`
-	Level     Level  `yaml:"level"`
-	Text      string `yaml:"text"`
-	Untested  string `yaml:"untested,omitempty"`
+	ID       string `yaml:"id"`
+	Section  string `yaml:"section"`
+	Level    Level  `yaml:"level"`
+	Text     string `yaml:"text"`
+	Untested string `yaml:"untested,omitempty"`
+	// Derived says why a requirement is inferred from the source rather
+	// than stated by it; such a requirement is a SHOULD.
+	Derived   string `yaml:"derived,omitempty"`
 	CheckedBy string `yaml:"checked_by,omitempty"`
 }
 
@@ -80,6 +83,8 @@ func Parse(data []byte) (*Spec, error) {
 			return nil, fmt.Errorf("requirement %s: text and section are required", r.ID)
 		case r.Level != Must && r.Level != Should && r.Level != Reference:
 			return nil, fmt.Errorf("requirement %s: unknown level %q", r.ID, r.Level)
+		case r.Derived != "" && r.Level != Should:
+			return nil, fmt.Errorf("requirement %s: a derived requirement is a SHOULD, never %s", r.ID, r.Level)
 		case r.Level == Reference && r.CheckedBy == "":
 			return nil, fmt.Errorf("requirement %s: a reference choice names the tests that check it (checked_by)", r.ID)
 		}

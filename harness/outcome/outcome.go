@@ -84,6 +84,9 @@ type Result struct {
 	Duration  time.Duration `json:"duration"`
 	// Expected is true when the scenario is listed in the expected-failures file.
 	Expected bool `json:"expected_failure,omitempty"`
+	// Observed says what the scenario saw of choices the source leaves open
+	// (which device grant name the host took, how long a credential lived).
+	Observed []string `json:"observed,omitempty"`
 }
 
 // Level is MUST when the scenario checks any MUST requirement, SHOULD when it

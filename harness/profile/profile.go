@@ -52,6 +52,10 @@ type Paths struct {
 	Missing     string      `yaml:"missing"`
 	Writable    string      `yaml:"writable"`
 	Unsupported Unsupported `yaml:"unsupported"`
+	// ClosedUnsupported is a path closed to network clients for Operation
+	// (gate 3) whose provider also lacks Operation (gate 4): the gate order
+	// decides which refusal a caller sees.
+	ClosedUnsupported Unsupported `yaml:"closed_unsupported"`
 }
 
 // Unsupported is a path opened by gate 3 whose provider lacks Operation (gate 4).
@@ -101,6 +105,9 @@ func Default(target string) Profile {
 			Missing:     "/public/no-such-file",
 			Writable:    "/overlay/scratch.txt",
 			Unsupported: Unsupported{Path: "/overlay/readonly/about.md", Operation: "write"},
+			// /public is opened by a networkRead rule, which opens no
+			// writes, and its provider is read-only.
+			ClosedUnsupported: Unsupported{Path: "/public/readme.md", Operation: "write"},
 		},
 		Tools: Tools{
 			List: "afs_list", Stat: "afs_stat", Read: "afs_read", Write: "afs_write",

@@ -131,6 +131,9 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 		s.Note = "Listed as an expected failure, but it passed: remove it from the expected-failures file."
 	case r.Status == outcome.Passed:
 		s.Class = "passed"
+		if len(r.Observed) > 0 {
+			s.Note = "Observed: " + strings.Join(r.Observed, "; ") + "."
+		}
 	case r.Status == outcome.NotRun:
 		s.Class = "notrun"
 		s.Reason = "Not run: " + r.Reason

@@ -113,8 +113,18 @@ func stepLine(s outcome.Step) string {
 // simply pass: for a failure the requirements with their sentences, expected
 // and actual, and the HTTP exchanges (PRODUCT.md section 5). It returns one
 // line per entry without indentation; the text formats indent it as they need.
-// A plain pass needs no explanation and gets none.
+// A plain pass needs no explanation and gets only what it observed of the
+// choices the source leaves open.
 func explain(run outcome.Run, r outcome.Result) []string {
+	lines := because(run, r)
+	for _, o := range r.Observed {
+		lines = append(lines, "observed: "+o)
+	}
+	return lines
+}
+
+// because is explain without the observations.
+func because(run outcome.Run, r outcome.Result) []string {
 	switch {
 	case stale(r):
 		return []string{"listed as an expected failure, but it passed: remove it from the expected-failures file"}

@@ -214,6 +214,7 @@ func (c *collector) finish() {
 			}
 		}
 	}
+	r.Observed = c.notes.Observed(c.curPickle)
 	c.results = append(c.results, *r)
 	if c.observer != nil {
 		c.observer.ScenarioFinished(*r)

@@ -56,9 +56,12 @@ func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver
 	if err := approve(ctx, userCode); err != nil {
 		return "", err
 	}
-	form := url.Values{"grant_type": {oauthclient.DeviceGrantType}, "device_code": {deviceCode}, "client_id": {clientID}}
+	// The grant's name is the one the host takes (DeviceGrant): the source
+	// says device_code, RFC 8628 the URN.
+	grant := oc.DeviceGrant()
+	form := url.Values{"device_code": {deviceCode}, "client_id": {clientID}}
 	for attempt := 0; attempt < 20; attempt++ {
-		tok, err := oc.Token(ctx, form)
+		tok, err := grant.Token(ctx, form)
 		if err != nil {
 			return "", fmt.Errorf("token: %w", err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/diagnose"
@@ -25,7 +24,7 @@ type diagnosis struct {
 // the host's behaviour decides.
 func (st *State) registerDiagnose(sc stepContext) {
 	d := &diagnosis{st: st}
-	const caller = `(an anonymous caller|the target's credential|a credential issued by the peer)`
+	const caller = `(an anonymous caller|the target's credential|a credential issued by the peer|an unknown credential|a caller allowed to call it(?:, \S+ and \S+)?)`
 	sc.Step(`^the call of (\S+) on (\S+) is diagnosed for `+caller+`$`, d.callOn)
 	sc.Step(`^the operation (\S+) on (\S+) is diagnosed for `+caller+`$`, d.operationOn)
 	sc.Step(`^the call of a tool that tools/list does not show is diagnosed for an anonymous caller$`, d.unlisted)
@@ -38,11 +37,31 @@ func (st *State) registerDiagnose(sc stepContext) {
 	sc.Step(`^the diagnosis shows the challenge's resource_metadata "([^"]*)"$`, d.showsChallenge)
 }
 
+// unknownCredential is a bearer token no host issued.
+const unknownCredential = "conform-unknown-credential-7f3a9"
+
 // credentialFor returns the credential of a caller role, or skips the
-// scenario when the target has none.
-func (d *diagnosis) credentialFor(who string) (string, error) {
+// scenario when the target has none. "a caller allowed to call it" (and the
+// tools named after it) is anonymous when tools.allowlisted names them all.
+func (d *diagnosis) credentialFor(who, tool string) (string, error) {
 	t := d.st.Target
+	if rest, ok := strings.CutPrefix(who, "a caller allowed to call it"); ok {
+		tools := []string{tool}
+		if rest = strings.TrimPrefix(rest, ", "); rest != "" {
+			for _, name := range strings.Split(rest, " and ") {
+				name, err := d.st.expand(name)
+				if err != nil {
+					return "", err
+				}
+				tools = append(tools, name)
+			}
+		}
+		auth, err := d.st.authFor(tools)
+		return strings.TrimPrefix(auth, "Bearer "), err
+	}
 	switch who {
+	case "an unknown credential":
+		return unknownCredential, nil
 	case "the target's credential":
 		if t.Credential == "" {
 			return "", d.st.skip(t.Lacks("credential"))
@@ -89,17 +108,13 @@ func (d *diagnosis) unlisted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	name := unlistedTool
-	for i := 1; slices.Contains(names, name); i++ {
-		name = fmt.Sprintf("conform_unlisted_tool_%d", i)
-	}
-	return d.run(ctx, name, d.st.Target.Profile.Paths.Open, "an anonymous caller")
+	return d.run(ctx, unlistedName(names), d.st.Target.Profile.Paths.Open, "an anonymous caller")
 }
 
 // run diagnoses a call of tool on p with the profile's argument shape. An
 // error from the engine is the harness's, never the host's.
 func (d *diagnosis) run(ctx context.Context, tool, p, who string) error {
-	cred, err := d.credentialFor(who)
+	cred, err := d.credentialFor(who, tool)
 	if err != nil {
 		return err
 	}

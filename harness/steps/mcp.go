@@ -21,6 +21,9 @@ func (st *State) registerMCP(sc stepContext) {
 	sc.Step(`^a caller with the target's credential$`, st.withCredential)
 	sc.Step(`^a caller with a credential issued by the peer$`, st.withPeerCredential)
 	sc.Step(`^a caller presenting the Authorization header "([^"]*)"$`, st.withHeader)
+	sc.Step(`^a caller allowed to call (.+)$`, st.allowedToCall)
+	sc.Step(`^a caller allowed to perform (\S+)$`, st.allowedToPerform)
+	sc.Step(`^an anonymous caller allowed to call (\S+)$`, st.anonymousAllowedToCall)
 
 	// What it sends.
 	sc.Step(`^the caller sends "([^"]*)"$`, st.sendMethod)
@@ -43,15 +46,18 @@ func (st *State) registerMCP(sc stepContext) {
 	sc.Step(`^the body is a JSON object whose "([^"]*)" is "([^"]*)"$`, st.bodyField)
 	sc.Step(`^the reply is remembered as "([^"]*)"$`, st.remember)
 	sc.Step(`^the reply is the same as "([^"]*)" in status, challenge and body$`, st.sameAs)
-	sc.Step(`^the tool result is an error$`, func() error { return st.toolError(true) })
-	sc.Step(`^the tool result is not an error$`, func() error { return st.toolError(false) })
+	sc.Step(`^the tool result is an error$`, func(ctx context.Context) error { return st.toolError(ctx, true) })
+	sc.Step(`^the tool result is not an error$`, func(ctx context.Context) error { return st.toolError(ctx, false) })
 	sc.Step(`^the tool result text is "(.*)"$`, st.toolTextIs)
+	sc.Step(`^the tool result text is the AFS_FORBIDDEN of (\S+) on (\S+)$`, st.forbiddenTextIs)
 	sc.Step(`^the tool result text gives an error code, then the path (\S+), then an explanation$`, st.toolTextShape)
+	sc.Step(`^the call does not succeed$`, st.doesNotSucceed)
 	sc.Step(`^tools/list names (\S+)$`, func(name string) error { return st.listNames(name, true) })
 	sc.Step(`^tools/list does not name (\S+)$`, func(name string) error { return st.listNames(name, false) })
 	sc.Step(`^tools/list shows the content tools exactly when the host declares collections$`, st.contentTools)
 	sc.Step(`^every privileged tool answers 401 when called on (\S+)$`, st.everyPrivileged)
 	sc.Step(`^every allowlisted tool answers with a JSON-RPC result when called on (\S+)$`, st.everyAllowlisted)
+	sc.Step(`^every tool the profile names that anonymous tools/list shows answers with a JSON-RPC result or the 401$`, st.everyListedAnswers)
 	sc.Step(`^the capabilities (include|do not include) "([^"]*)"$`, st.capabilities)
 	sc.Step(`^the listing (names|does not name) the last segment of (\S+)$`, st.listingNames)
 }
@@ -98,6 +104,7 @@ func defaultParams(method string) any {
 
 func (st *State) sendMethod(ctx context.Context, method string) error {
 	r, err := st.MCP.Call(ctx, st.auth, method, defaultParams(method))
+	st.called = ""
 	return st.took(r, err)
 }
 
@@ -136,6 +143,7 @@ func (st *State) callOn(ctx context.Context, tool, path string) error {
 
 func (st *State) callTool(ctx context.Context, tool string, args any) error {
 	r, err := st.MCP.Call(ctx, st.auth, "tools/call", map[string]any{"name": tool, "arguments": args})
+	st.called, st.calledAs = tool, st.auth
 	return st.took(r, err)
 }
 
@@ -188,10 +196,7 @@ func (st *State) callUnlisted(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	name := unlistedTool
-	for i := 1; slices.Contains(names, name); i++ {
-		name = fmt.Sprintf("conform_unlisted_tool_%d", i)
-	}
+	name := unlistedName(names)
 	st.vars["unlisted_tool"] = name
 	return st.callTool(ctx, name, map[string]any{"path": st.Target.Profile.Paths.Open})
 }
@@ -223,6 +228,7 @@ func (st *State) postRaw(ctx context.Context, contentType string, doc *godog.Doc
 		return err
 	}
 	r, err := st.MCP.Send(ctx, st.auth, contentType, []byte(body))
+	st.called = ""
 	return st.took(r, err)
 }
 
@@ -382,8 +388,9 @@ func resourceMetadata(r *mcpclient.Reply) string {
 }
 
 // toolResult decodes the last reply as a tools/call result. Source 7.1: a 200
-// is not success; the result is judged by result.isError.
-func (st *State) toolResult() (*mcpclient.ToolResult, error) {
+// is not success; the result is judged by result.isError. A result is the
+// tool's only if the tool exists (toolExists).
+func (st *State) toolResult(ctx context.Context) (*mcpclient.ToolResult, error) {
 	if err := st.needReply(); err != nil {
 		return nil, err
 	}
@@ -394,11 +401,16 @@ func (st *State) toolResult() (*mcpclient.ToolResult, error) {
 	if err != nil {
 		return nil, st.depart("tools/call result", "a tool result with isError", fmt.Sprintf("%s (%v)", describe(st.reply), err), st.reply.Last())
 	}
+	if st.called != "" {
+		if err := st.toolExists(ctx, st.called, st.calledAs); err != nil {
+			return nil, err
+		}
+	}
 	return tr, nil
 }
 
-func (st *State) toolError(want bool) error {
-	tr, err := st.toolResult()
+func (st *State) toolError(ctx context.Context, want bool) error {
+	tr, err := st.toolResult(ctx)
 	if err != nil {
 		return err
 	}
@@ -408,12 +420,12 @@ func (st *State) toolError(want bool) error {
 	return nil
 }
 
-func (st *State) toolTextIs(want string) error {
+func (st *State) toolTextIs(ctx context.Context, want string) error {
 	want, err := st.expand(want)
 	if err != nil {
 		return err
 	}
-	tr, err := st.toolResult()
+	tr, err := st.toolResult(ctx)
 	if err != nil {
 		return err
 	}
@@ -424,13 +436,15 @@ func (st *State) toolTextIs(want string) error {
 }
 
 // toolTextShape checks source section 2: when isError is true, the result
-// text is an error code, then the path, then an explanation.
-func (st *State) toolTextShape(path string) error {
+// text is an error code, then the path, then an explanation. The order is
+// the source's, so words between the code and the path do not stand in for
+// the explanation that must follow the path.
+func (st *State) toolTextShape(ctx context.Context, path string) error {
 	path, err := st.expand(path)
 	if err != nil {
 		return err
 	}
-	tr, err := st.toolResult()
+	tr, err := st.toolResult(ctx)
 	if err != nil {
 		return err
 	}
@@ -442,10 +456,54 @@ func (st *State) toolTextShape(path string) error {
 		return st.depart("result text", "an error code first (e.g. AFS_FORBIDDEN:)", fmt.Sprintf("%q", text), st.reply.Last())
 	case at < 0:
 		return st.depart("result text", fmt.Sprintf("the path %s after the error code", path), fmt.Sprintf("%q", text), st.reply.Last())
-	case strings.TrimSpace(strings.Trim(rest[at+len(path):], ":")) == "" && !strings.Contains(rest[:at], " "):
-		return st.depart("result text", "an explanation besides the code and the path", fmt.Sprintf("%q", text), st.reply.Last())
+	case strings.Trim(rest[at+len(path):], " \t\n:;,.-") == "":
+		return st.depart("result text", fmt.Sprintf("an explanation after the path %s (source 2: an error code, then the path, then an explanation)", path),
+			fmt.Sprintf("%q: nothing follows the path", text), st.reply.Last())
 	}
 	return nil
+}
+
+// forbiddenExplanation is source 7.4's AFS_FORBIDDEN explanation by operation.
+var forbiddenExplanation = map[string]string{
+	"write": "cannot write base paths; use a resolver overlay or internal code",
+	"read":  "cannot read base paths; declare a networkRead rule or use an overlay",
+	"list":  "cannot list base paths; declare a networkRead rule or use an overlay",
+	"stat":  "cannot stat base paths; declare a networkRead rule or use an overlay",
+}
+
+// forbiddenTextIs checks the whole AFS_FORBIDDEN text of source 7.4 for an
+// operation on a path.
+func (st *State) forbiddenTextIs(ctx context.Context, operation, p string) error {
+	operation, err := st.expand(operation)
+	if err != nil {
+		return err
+	}
+	explanation, ok := forbiddenExplanation[operation]
+	if !ok {
+		return fmt.Errorf("source 7.4 gives no AFS_FORBIDDEN explanation for the operation %q", operation)
+	}
+	if p, err = st.expand(p); err != nil {
+		return err
+	}
+	return st.toolTextIs(ctx, fmt.Sprintf("AFS_FORBIDDEN: Forbidden at %s: network clients %s", p, explanation))
+}
+
+// doesNotSucceed checks source 5.7 for another spelling of a closed path:
+// only the host's declaration opens a path, so no spelling succeeds where the
+// canonical one is refused. Which refusal a host gives is not shown.
+func (st *State) doesNotSucceed() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Status != 200 {
+		return nil
+	}
+	tr, err := st.reply.ToolResult()
+	if err != nil || tr.IsError {
+		return nil
+	}
+	return st.depart("a closed path under another spelling (source 5.7: only the host's declaration opens a path)",
+		"a refusal of any kind, as for the path's canonical spelling", "success: "+abbreviate(tr.Text), st.reply.Last())
 }
 
 func isErrorCode(s string) bool {
@@ -483,13 +541,31 @@ func (st *State) listNames(name string, want bool) error {
 }
 
 // contentTools checks source section 1 both ways, as the profile declares.
-func (st *State) contentTools() error {
+// A host may show some tools only to callers with a credential (which tools
+// anonymous callers may use is not shown, source 5), so the list asked with
+// the target's credential, when there is one, counts too.
+func (st *State) contentTools(ctx context.Context) error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
 	names, err := st.reply.ToolNames()
 	if err != nil {
 		return st.depart("tools/list result", "a list of tools", err.Error(), st.reply.Last())
+	}
+	if st.Target.Credential != "" {
+		r, err := st.MCP.Call(ctx, "Bearer "+st.Target.Credential, "tools/list", map[string]any{})
+		if err := st.took(r, err); err != nil {
+			return err
+		}
+		more, err := r.ToolNames()
+		if r.Status != 200 || err != nil {
+			return st.depart("tools/list with the target's credential", "HTTP 200 with a list of tools", describe(r), r.Last())
+		}
+		for _, n := range more {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
 	declared := st.Target.Profile.ContentCollections
 	for _, c := range st.Target.Profile.Tools.Content {
@@ -507,12 +583,12 @@ func (st *State) contentTools() error {
 // succeeded expands a step's argument and returns the last tool result,
 // which must not be an error: what the step checks next is in a result the
 // host meant as a success.
-func (st *State) succeeded(arg, what string) (string, *mcpclient.ToolResult, error) {
+func (st *State) succeeded(ctx context.Context, arg, what string) (string, *mcpclient.ToolResult, error) {
 	arg, err := st.expand(arg)
 	if err != nil {
 		return "", nil, err
 	}
-	tr, err := st.toolResult()
+	tr, err := st.toolResult(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -522,8 +598,8 @@ func (st *State) succeeded(arg, what string) (string, *mcpclient.ToolResult, err
 	return arg, tr, nil
 }
 
-func (st *State) capabilities(mode, operation string) error {
-	operation, tr, err := st.succeeded(operation, "stat result")
+func (st *State) capabilities(ctx context.Context, mode, operation string) error {
+	operation, tr, err := st.succeeded(ctx, operation, "stat result")
 	if err != nil {
 		return err
 	}
@@ -539,8 +615,8 @@ func (st *State) capabilities(mode, operation string) error {
 
 // listingNames looks for a child's name in an afs_list result, in whatever
 // shape the host gives it (the source does not show one).
-func (st *State) listingNames(mode, path string) error {
-	path, tr, err := st.succeeded(path, "listing")
+func (st *State) listingNames(ctx context.Context, mode, path string) error {
+	path, tr, err := st.succeeded(ctx, path, "listing")
 	if err != nil {
 		return err
 	}
@@ -557,7 +633,7 @@ func (st *State) listingNames(mode, path string) error {
 func (st *State) everyPrivileged(ctx context.Context, path string) error {
 	return st.everyTool(ctx, "tools.privileged", st.Target.Profile.Tools.Privileged, path, func(r *mcpclient.Reply) (string, bool) {
 		return "HTTP 401", r.Status == 401
-	})
+	}, nil)
 }
 
 // everyAllowlisted calls each tool the profile names as allowlisted and
@@ -566,10 +642,13 @@ func (st *State) everyPrivileged(ctx context.Context, path string) error {
 func (st *State) everyAllowlisted(ctx context.Context, path string) error {
 	return st.everyTool(ctx, "tools.allowlisted", st.Target.Profile.Tools.Allowlisted, path, func(r *mcpclient.Reply) (string, bool) {
 		return "HTTP 200 with a JSON-RPC result", r.Status == 200 && r.Message != nil && r.Message.Result != nil
-	})
+	}, st.toolExists)
 }
 
-func (st *State) everyTool(ctx context.Context, key string, tools []string, path string, ok func(*mcpclient.Reply) (string, bool)) error {
+// everyTool calls each of tools on path and judges each reply with ok; then,
+// when given, with reached, which checks that the tool exists.
+func (st *State) everyTool(ctx context.Context, key string, tools []string, path string, ok func(*mcpclient.Reply) (string, bool),
+	reached func(ctx context.Context, tool, auth string) error) error {
 	path, err := st.expand(path)
 	if err != nil {
 		return err
@@ -583,6 +662,11 @@ func (st *State) everyTool(ctx context.Context, key string, tools []string, path
 		}
 		if want, good := ok(st.reply); !good {
 			return st.depart(tool+" (from "+key+")", want, describe(st.reply), st.reply.Last())
+		}
+		if reached != nil {
+			if err := reached(ctx, tool, st.auth); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -145,6 +145,7 @@ func (st *State) registerOAuth(sc stepContext) {
 	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and a description beginning "([^"]*)"$`, st.oauthErrorPrefix)
 	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and a description naming (.+)$`, st.oauthErrorNaming)
 	sc.Step(`^the OAuth error is not "([^"]*)"$`, st.oauthErrorIsNot)
+	sc.Step(`^the device code is still pending: authorization_pending or slow_down, or a credential$`, st.stillPending)
 	sc.Step(`^the OAuth reply is served as JSON$`, st.oauthServedAsJSON)
 
 	// Discovery (source 1, 4, 7.2).
@@ -161,11 +162,21 @@ func (st *State) registerOAuth(sc stepContext) {
 	sc.Step(`^the registered client still works$`, st.registeredClientWorks)
 }
 
-// throttled says whether a reply is the host's registration limit at work.
-// Source 8 does not show the throttled response; 429 (RFC 6585 section 4) or
-// a 4xx with Retry-After (RFC 9110 section 10.2.3) are the usual signs.
+// throttled says whether a reply is plainly a rate limit at work. Source 8
+// does not show the throttled response; 429 (RFC 6585 section 4), or a 4xx or
+// 503 with Retry-After (RFC 9110 section 10.2.3), are the usual signs.
 func throttled(r *oauthclient.Reply) bool {
-	return r.Status == http.StatusTooManyRequests || (r.Status >= 400 && r.Status < 500 && r.Header.Get("Retry-After") != "")
+	retry := r.Header.Get("Retry-After") != ""
+	return r.Status == http.StatusTooManyRequests || (r.Status >= 400 && r.Status < 500 && retry) ||
+		(r.Status == http.StatusServiceUnavailable && retry)
+}
+
+// refusesRegistration says whether a reply refuses a well-formed
+// registration in a way that can be the per-address limit: the throttled
+// response is not shown (source 7.3, 8), so any 4xx counts, and a 503 with
+// Retry-After.
+func refusesRegistration(r *oauthclient.Reply) bool {
+	return (r.Status >= 400 && r.Status < 500) || throttled(r)
 }
 
 // skipThrottled stops a scenario whose request the host throttled: a rate
@@ -394,7 +405,7 @@ func (st *State) poll(ctx context.Context) error {
 	if st.flow.deviceCode == "" {
 		return fmt.Errorf("no device code yet: the scenario must start a device authorization first")
 	}
-	return st.token(ctx, url.Values{"grant_type": {oauthclient.DeviceGrantType}, "device_code": {st.flow.deviceCode}})
+	return st.deviceToken(ctx, st.flow.deviceCode)
 }
 
 func (st *State) exchangeDeviceCode(ctx context.Context, code string) error {
@@ -402,7 +413,22 @@ func (st *State) exchangeDeviceCode(ctx context.Context, code string) error {
 	if err != nil {
 		return err
 	}
-	return st.token(ctx, url.Values{"grant_type": {oauthclient.DeviceGrantType}, "device_code": {code}})
+	return st.deviceToken(ctx, code)
+}
+
+// deviceToken sends a device access token request by the grant name the
+// host takes (oauthclient.DeviceGrant: the source says device_code, RFC 8628
+// the URN) and says in the result which name that was.
+func (st *State) deviceToken(ctx context.Context, code string) error {
+	form := url.Values{"device_code": {code}}
+	if st.flow.clientID != "" {
+		form.Set("client_id", st.flow.clientID)
+	}
+	r, err := st.Grant.Token(ctx, form)
+	if name, how := st.Grant.Name(); name != "" {
+		st.Notes.Observe(st.pickleID, fmt.Sprintf("the host took the device grant as %q (%s)", name, how))
+	}
+	return st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")")
 }
 
 func (st *State) requestGrant(ctx context.Context, grant string) error {
@@ -531,6 +557,27 @@ func (st *State) oauthErrorIsNot(code string) error {
 	return nil
 }
 
+// stillPending checks a device code inside its five-minute window (source
+// 3): not yet approved, the token endpoint answers authorization_pending or
+// slow_down (RFC 8628 section 3.5), or a credential once approved; any other
+// answer, expired_token included, ends the window early.
+func (st *State) stillPending() error {
+	if err := st.needOAuth(); err != nil {
+		return err
+	}
+	r := st.oauth
+	code, _ := r.String("error")
+	tok, _ := r.String("access_token")
+	switch {
+	case r.Status == http.StatusOK && tok != "":
+		return nil
+	case r.Status == http.StatusBadRequest && (code == "authorization_pending" || code == "slow_down"):
+		return nil
+	}
+	return st.depart("token endpoint inside the five-minute window (source 3)",
+		"HTTP 400 with authorization_pending or slow_down (RFC 8628 section 3.5), or a credential", describeOAuth(r), r.Exchange)
+}
+
 // oauthServedAsJSON checks that an error body is labelled as the JSON it is
 // (RFC 6749 section 5.2: "application/json").
 func (st *State) oauthServedAsJSON() error {
@@ -628,11 +675,12 @@ func (st *State) probeLimit(ctx context.Context, limitText string) error {
 		case r.Status/100 == 2:
 			p.accepted++
 			st.clients.accepted()
-		case r.Status >= 400 && r.Status < 500:
+		case refusesRegistration(r):
 			p.refusal = r
 			return nil
 		default:
-			return st.depart(fmt.Sprintf("registration %d of the limit probe", p.sent), "a 2xx acceptance or a 4xx refusal", describeOAuth(r), r.Exchange)
+			return st.depart(fmt.Sprintf("registration %d of the limit probe", p.sent),
+				"a 2xx acceptance, or a refusal (a 4xx, or 503 with Retry-After)", describeOAuth(r), r.Exchange)
 		}
 		// A slow host turns the probe into a long wait; say so (PRODUCT.md 8).
 		if now := time.Now(); st.Announce != nil && now.Sub(lastNote) > 10*time.Second {
@@ -654,8 +702,9 @@ func (st *State) registrationRefused() error {
 	}
 	if p.refusal == nil {
 		return st.depart("per-address registration limit (source 7.3, 8)",
-			fmt.Sprintf("a refusal within %d registrations", p.limit),
-			fmt.Sprintf("all %d registrations accepted", p.sent), lastExchange(p.last)...)
+			fmt.Sprintf("a refusal within %d registrations (registration_limit in the profile)", p.limit),
+			fmt.Sprintf("all %d registrations went through unthrottled; if the host's limit is higher, raise registration_limit (now %d) above it",
+				p.sent, p.limit), lastExchange(p.last)...)
 	}
 	if !st.clients.acceptedAny() {
 		return st.depart("per-address registration limit (source 7.3, 8)",

@@ -7,7 +7,9 @@ package steps
 import (
 	"context"
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,14 +24,35 @@ import (
 )
 
 // Notes carries what steps learn about a scenario to the run's collector:
-// why it was not run, and the exchanges worth showing.
+// why it was not run, and what it observed of choices the source leaves open.
 type Notes struct {
-	mu      sync.Mutex
-	skipped map[string]string
+	mu       sync.Mutex
+	skipped  map[string]string
+	observed map[string][]string
 }
 
 // NewNotes returns empty notes for one run.
-func NewNotes() *Notes { return &Notes{skipped: map[string]string{}} }
+func NewNotes() *Notes {
+	return &Notes{skipped: map[string]string{}, observed: map[string][]string{}}
+}
+
+// Observe records something the scenario with the given pickle ID saw of
+// the host that the source leaves open (which device grant name it took, how
+// long a credential lived); reports show it with the result.
+func (n *Notes) Observe(pickleID, what string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if !slices.Contains(n.observed[pickleID], what) {
+		n.observed[pickleID] = append(n.observed[pickleID], what)
+	}
+}
+
+// Observed returns what the scenario with the given pickle ID observed.
+func (n *Notes) Observed(pickleID string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Clone(n.observed[pickleID])
+}
 
 // SkipReason returns why the scenario with the given pickle ID was not run.
 func (n *Notes) SkipReason(pickleID string) (string, bool) {
@@ -53,6 +76,11 @@ type Suite struct {
 	Announce func(what string, d time.Duration)
 	MCP      *mcpclient.Client
 	OAuth    *oauthclient.Client
+	// Grant sends device access token requests by the name the host takes.
+	Grant *oauthclient.DeviceGrant
+	// kept is the device-grant credential obtained early in the run, used
+	// again at its end (source 3: it has no expiry).
+	kept keptCredential
 	// clients is the client registered once per run (source 7.3).
 	clients clientCache
 }
@@ -60,11 +88,13 @@ type Suite struct {
 // NewSuite prepares the shared clients for a target.
 func NewSuite(t *target.Target, notes *Notes) *Suite {
 	p := t.Profile
+	oc := oauthclient.New(p.Target, p.OAuth.Endpoints(), t.HTTP)
 	return &Suite{
 		Target: t,
 		Notes:  notes,
 		MCP:    mcpclient.New(t.URL("/mcp"), t.HTTP),
-		OAuth:  oauthclient.New(p.Target, p.OAuth.Endpoints(), t.HTTP),
+		OAuth:  oc,
+		Grant:  oc.DeviceGrant(),
 	}
 }
 
@@ -83,13 +113,18 @@ type State struct {
 	vars map[string]string
 	// flow is the scenario's progress through registration and the device grant.
 	flow oauthFlow
+	// called is the tool of the last tools/call ("" when the last request
+	// was something else) and calledAs the caller's Authorization value.
+	called, calledAs string
+	// exists remembers the tools known to exist, by caller (toolExists).
+	exists map[string]bool
 }
 
 // Initializer returns godog's scenario initializer for a suite: a fresh State
 // per scenario, the capability check, and every step of the vocabulary.
 func Initializer(s *Suite) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
-		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}}
+		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}, exists: map[string]bool{}}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			st.pickleID = p.Id
 			for _, tag := range p.Tags {
@@ -108,6 +143,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		st.registerTime(steps)
 		st.registerOAuth(steps)
 		st.registerDiagnose(steps)
+		st.registerKept(steps)
 	}
 }
 
@@ -122,19 +158,26 @@ var placeholder = regexp.MustCompile(`\{([a-z_]+(?:\.[a-z_]+)*)\}`)
 // expand replaces {placeholders} in feature text with the profile's values
 // ({base}, {paths.closed}, {tools.write}, {paths.unsupported.operation}, ...)
 // and values learned in the scenario ({client_id}). An unknown placeholder is
-// a harness error, never silently left in.
+// a harness error, never silently left in; a profile key left empty stops the
+// scenario as not run, naming the key.
 func (st *State) expand(text string) (string, error) {
-	var missing []string
+	var missing, empty []string
 	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
 		key := m[1 : len(m)-1]
 		if v, ok := st.lookup(key); ok {
+			if v == "" && key != "base" {
+				empty = append(empty, key)
+			}
 			return v
 		}
 		missing = append(missing, m)
 		return m
 	})
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0:
 		return "", fmt.Errorf("unknown placeholder %s in %q", strings.Join(missing, ", "), text)
+	case len(empty) > 0:
+		return "", st.skip("needs the profile key " + strings.Join(empty, ", ") + ", which is empty")
 	}
 	return out, nil
 }
@@ -160,6 +203,12 @@ func (st *State) lookup(key string) (string, bool) {
 		return p.Paths.Unsupported.Path, true
 	case "paths.unsupported.operation":
 		return p.Paths.Unsupported.Operation, true
+	case "paths.closed_unsupported.path":
+		return p.Paths.ClosedUnsupported.Path, true
+	case "paths.closed_unsupported.operation":
+		return p.Paths.ClosedUnsupported.Operation, true
+	case "paths.closed.name":
+		return path.Base(p.Paths.Closed), true
 	case "tools.list":
 		return p.Tools.List, true
 	case "tools.stat":

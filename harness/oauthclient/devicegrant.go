@@ -1,0 +1,127 @@
+package oauthclient
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// ShortDeviceGrantType is the device grant's name in the source document
+// (section 4: "Supported grant types: device_code, ..."); RFC 8628 section
+// 3.4 names it DeviceGrantType. A host may take either.
+const ShortDeviceGrantType = "device_code"
+
+// DeviceGrant sends device access token requests (RFC 8628 section 3.4) by
+// the name the host takes: the one its authorization server metadata
+// advertises in grant_types_supported (RFC 8414 section 2), else the URN,
+// and the source's "device_code" when the URN is answered
+// unsupported_grant_type. It learns the name once and is safe for concurrent
+// use.
+type DeviceGrant struct {
+	c *Client
+
+	mu         sync.Mutex
+	discovered bool
+	name, how  string
+}
+
+// DeviceGrant returns the device grant sender of this client's host.
+func (c *Client) DeviceGrant() *DeviceGrant { return &DeviceGrant{c: c} }
+
+// Name returns the grant name the host took and how that was learned, or ""
+// before a token request told.
+func (g *DeviceGrant) Name() (name, how string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.name, g.how
+}
+
+func (g *DeviceGrant) learn(name, how string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.name == "" {
+		g.name, g.how = name, how
+	}
+}
+
+// Token sends form (device_code, client_id) as a device access token
+// request, with grant_type set to the name the host takes.
+func (g *DeviceGrant) Token(ctx context.Context, form url.Values) (*Reply, error) {
+	g.discover(ctx)
+	if name, _ := g.Name(); name != "" {
+		form.Set("grant_type", name)
+		return g.c.Token(ctx, form)
+	}
+	form.Set("grant_type", DeviceGrantType)
+	r, err := g.c.Token(ctx, form)
+	if err != nil || !unsupportedGrant(r) {
+		if err == nil {
+			g.learn(DeviceGrantType, "answered, not as unsupported_grant_type")
+		}
+		return r, err
+	}
+	form.Set("grant_type", ShortDeviceGrantType)
+	short, err := g.c.Token(ctx, form)
+	if err != nil {
+		return nil, err
+	}
+	if !unsupportedGrant(short) {
+		g.learn(ShortDeviceGrantType, "the URN was answered unsupported_grant_type")
+	}
+	return short, nil
+}
+
+func unsupportedGrant(r *Reply) bool {
+	code, _ := r.String("error")
+	return code == "unsupported_grant_type"
+}
+
+// discover reads grant_types_supported once, from the authorization server
+// metadata (RFC 8414 section 3) of the first authorization server the
+// protected resource metadata names (RFC 9728 section 2), or of the host's
+// own origin when it names none. Metadata the host does not serve teaches
+// nothing; the token endpoint's answers then decide.
+func (g *DeviceGrant) discover(ctx context.Context) {
+	g.mu.Lock()
+	if g.discovered {
+		g.mu.Unlock()
+		return
+	}
+	g.discovered = true
+	g.mu.Unlock()
+
+	issuer := g.c.base
+	if r, err := g.c.Get(ctx, "/.well-known/oauth-protected-resource"); err == nil && r.Status == 200 {
+		if servers, ok := r.JSON["authorization_servers"].([]any); ok && len(servers) > 0 {
+			if s, ok := servers[0].(string); ok && s != "" {
+				issuer = s
+			}
+		}
+	}
+	u, err := url.Parse(strings.TrimRight(issuer, "/"))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return
+	}
+	// RFC 8414 section 3.1: the well-known segment goes between the host
+	// and the issuer's path.
+	meta := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + u.Path
+	r, err := New(u.Scheme+"://"+u.Host, Endpoints{}, g.c.hc).Get(ctx, strings.TrimPrefix(meta, u.Scheme+"://"+u.Host))
+	if err != nil || r.Status != 200 {
+		return
+	}
+	raw, _ := r.JSON["grant_types_supported"].([]any)
+	var grants []string
+	for _, v := range raw {
+		if s, ok := v.(string); ok {
+			grants = append(grants, s)
+		}
+	}
+	switch {
+	case slices.Contains(grants, DeviceGrantType):
+		g.learn(DeviceGrantType, "advertised in grant_types_supported")
+	case slices.Contains(grants, ShortDeviceGrantType):
+		g.learn(ShortDeviceGrantType, "advertised in grant_types_supported")
+	}
+}
