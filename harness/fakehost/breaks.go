@@ -90,6 +90,41 @@ const (
 	// ListRefused answers an anonymous afs_list, an allowlisted tool, with
 	// the 401 (AUTH-3).
 	ListRefused Break = "list-refused"
+	// PingAllowed answers an anonymous ping, which source 5.3 leaves off
+	// its closed list of methods (AUTH-3, T401-6).
+	PingAllowed Break = "ping-allowed"
+	// InitializeRefused refuses an anonymous initialize (EP-1, AUTH-3).
+	InitializeRefused Break = "initialize-refused"
+	// ResourcesListRefused refuses an anonymous resources/list (EP-1, AUTH-3).
+	ResourcesListRefused Break = "resources-list-refused"
+	// PathToolsUnknown is a host without the path tools, as a general MCP
+	// server is: tools/list does not show them, any caller may call any
+	// name, and a name it does not know answers 200 with isError "Tool ...
+	// not found" (AUTH-5, SHAPE-2: a tool that does not exist is not reached).
+	PathToolsUnknown Break = "path-tools-unknown"
+	// ListedStatAnswers404 shows afs_stat in tools/list but answers its
+	// calls with HTTP 404 (AUTH-5: a listed name answers a result or the 401).
+	ListedStatAnswers404 Break = "listed-stat-answers-404"
+	// NothingAfterPath ends the gate 4 error text with the path (RES-3).
+	NothingAfterPath Break = "nothing-after-path"
+	// RejectedCredentialReachesPolicy lets a rejected credential's call of
+	// a closed path through to gate 3 (AUTH-6: gate 2 before gate 3).
+	RejectedCredentialReachesPolicy Break = "rejected-credential-reaches-policy"
+	// ProviderBeforePolicy asks the provider (gate 4) before the path
+	// policy (gate 3) (AUTH-6).
+	ProviderBeforePolicy Break = "provider-before-policy"
+	// NotFoundBeforePolicy answers AFS_NOT_FOUND for a missing path under a
+	// closed directory before the path policy (AUTH-6).
+	NotFoundBeforePolicy Break = "not-found-before-policy"
+	// DotDotOpensPath judges the path policy on the path as spelled and
+	// resolves ".." only to read it (AUTH-10).
+	DotDotOpensPath Break = "dot-dot-opens-path"
+	// DecodesAfterPolicy percent-decodes the path after the path policy
+	// judged it (AUTH-10).
+	DecodesAfterPolicy Break = "decodes-after-policy"
+	// ContentToolsMissing leaves the content tools out of tools/list
+	// although collections are declared (SVC-5).
+	ContentToolsMissing Break = "content-tools-missing"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -104,6 +139,9 @@ func MCPBreaks() []Break {
 		NotFoundText, OwnerBypassesPathPolicy, NetworkReadIgnored, OverlayWriteForbidden,
 		ContentToolsWithoutCollections, CapabilitiesMissing, CapabilitiesListUnsupported,
 		ListingOmitsChild, ListingNamesMissing, Gate4TextWithoutPath, ToolsListFails,
-		DiscoveryMissing, ListRefused,
+		DiscoveryMissing, ListRefused, PingAllowed, InitializeRefused, ResourcesListRefused,
+		PathToolsUnknown, ListedStatAnswers404, NothingAfterPath, RejectedCredentialReachesPolicy,
+		ProviderBeforePolicy, NotFoundBeforePolicy, DotDotOpensPath, DecodesAfterPolicy,
+		ContentToolsMissing,
 	}
 }

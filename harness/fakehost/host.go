@@ -6,6 +6,14 @@
 // says "not shown" (tool result shapes, the gate 4 error code), so that a
 // check that passes against both does not lean on one host's choices.
 //
+// A host made with MCPOptions.Other (and OAuthOptions.Other) is a second
+// compliant host that chooses differently again where the source is silent:
+// only afs_read is on its anonymous allowlist, its anonymous tools/list hides
+// the tools anonymous callers cannot call, afs_stat answers JSON text, gate 4
+// has another code and text, the device grant goes only by RFC 8628's name
+// (advertised in its authorization server metadata), and a throttled
+// registration is a 503 with Retry-After.
+//
 // The MCP endpoint lives here; OAuth endpoints are added to the same Mux by
 // their own file.
 package fakehost
@@ -44,6 +52,9 @@ type MCPOptions struct {
 	// Collections declares content collections, which puts the content tools
 	// in tools/list (source section 1).
 	Collections bool
+	// Other makes the other choice wherever the source says "not shown"
+	// (see Other); a compliant host either way.
+	Other bool
 }
 
 // Host is one fake tool host instance. It is safe for concurrent use.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 )
@@ -34,13 +35,18 @@ const (
 
 var contentTools = []string{"search_content", "list_content", "get_content"}
 
-// anonymousMethods and anonymousTools are the anonymous allowlist (source
-// 5.3; which tools/call names are on it is not shown, so the path tools that
-// only look are).
-var (
-	anonymousMethods = []string{"initialize", "tools/list", "resources/list", "prompts/list"}
-	anonymousTools   = []string{toolList, toolStat, toolRead}
-)
+// anonymousMethods are the anonymous allowlist's methods (source 5.3).
+var anonymousMethods = []string{"initialize", "tools/list", "resources/list", "prompts/list"}
+
+// anonymousTools are the tools/call names on the anonymous allowlist; which
+// they are is not shown (source 5), so this host lets the path tools that only
+// look through, and the Other host only afs_read.
+func (h *Host) anonymousTools() []string {
+	if h.opts.Other {
+		return []string{toolRead}
+	}
+	return []string{toolList, toolStat, toolRead}
+}
 
 // caller is who gate 2 found: anonymous, or the owner.
 type caller struct{ owner bool }
@@ -74,6 +80,17 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	who, refused := h.gates(r, req, tool.Name, parsed)
+	if refused == causeCredential && req.Method == "tools/call" && h.broken(RejectedCredentialReachesPolicy) {
+		var p struct {
+			Arguments struct {
+				Path string `json:"path"`
+			} `json:"arguments"`
+		}
+		_ = json.Unmarshal(req.Params, &p)
+		if m := mountFor(path.Clean("/" + p.Arguments.Path)); m == nil || !h.opened(m, operations[tool.Name]) {
+			refused = ""
+		}
+	}
 	if refused != "" {
 		h.unauthorized(w, r, req.ID, refused)
 		return
@@ -96,6 +113,10 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Method == "tools/call" && !h.known(tool.Name) && h.broken(UnknownToolNotFound) {
 		writeJSON(w, http.StatusNotFound, response(req.ID, nil, &rpcError{-32602, "unknown tool " + tool.Name}))
+		return
+	}
+	if req.Method == "tools/call" && tool.Name == toolStat && h.broken(ListedStatAnswers404) {
+		writeJSON(w, http.StatusNotFound, response(req.ID, nil, &rpcError{-32602, "no such tool " + tool.Name}))
 		return
 	}
 	result, rerr := h.dispatch(req, who)
@@ -126,10 +147,10 @@ func (h *Host) gates(r *http.Request, req request, tool string, parsed bool) (ca
 		if tool == toolList && h.broken(ListRefused) {
 			return caller{}, causeMethod
 		}
-		if slices.Contains(anonymousTools, tool) {
+		if slices.Contains(h.anonymousTools(), tool) || h.broken(PathToolsUnknown) {
 			return caller{}, ""
 		}
-		if tool == toolWrite {
+		if tool == toolWrite || (h.opts.Other && h.known(tool)) {
 			if h.broken(AnonymousPrivilegedReachesTool) {
 				return caller{}, ""
 			}
@@ -141,8 +162,12 @@ func (h *Host) gates(r *http.Request, req request, tool string, parsed bool) (ca
 			return caller{}, ""
 		}
 		return caller{}, causeMethod
-	case req.Method == "prompts/list" && h.broken(PromptsListRefused):
+	case req.Method == "prompts/list" && h.broken(PromptsListRefused),
+		req.Method == "initialize" && h.broken(InitializeRefused),
+		req.Method == "resources/list" && h.broken(ResourcesListRefused):
 		return caller{}, causeMethod
+	case req.Method == "ping" && h.broken(PingAllowed):
+		return caller{}, ""
 	case slices.Contains(anonymousMethods, req.Method):
 		return caller{}, ""
 	case h.broken(OffAllowlistAllowed):
@@ -273,7 +298,9 @@ func (h *Host) dispatch(req request, who caller) (any, *rpcError) {
 			"serverInfo":      map[string]any{"name": "fakehost", "version": "0"},
 		}, nil
 	case "tools/list":
-		return map[string]any{"tools": h.tools()}, nil
+		return map[string]any{"tools": h.tools(who)}, nil
+	case "ping":
+		return map[string]any{}, nil
 	case "resources/list":
 		return map[string]any{"resources": []any{}}, nil
 	case "prompts/list":
@@ -291,6 +318,10 @@ func (h *Host) dispatch(req request, who caller) (any, *rpcError) {
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			return nil, &rpcError{-32602, "invalid params"}
 		}
+		if !h.known(p.Name) && h.broken(PathToolsUnknown) {
+			// What a general MCP server answers for a name it lacks.
+			return toolResult(true, "Tool "+p.Name+" not found", nil), nil
+		}
 		if !h.known(p.Name) {
 			return nil, &rpcError{-32602, "unknown tool " + p.Name}
 		}
@@ -306,8 +337,9 @@ func (h *Host) dispatch(req request, who caller) (any, *rpcError) {
 }
 
 // tools is the tools/list result: content tools only when collections are
-// declared (source section 1).
-func (h *Host) tools() []any {
+// declared (source section 1). The Other host shows an anonymous caller only
+// the tools it may call.
+func (h *Host) tools(who caller) []any {
 	schema := func(props ...string) map[string]any {
 		p := map[string]any{}
 		for _, name := range props {
@@ -315,16 +347,27 @@ func (h *Host) tools() []any {
 		}
 		return map[string]any{"type": "object", "properties": p, "required": props}
 	}
-	out := []any{
-		map[string]any{"name": toolList, "description": "Children of a directory.", "inputSchema": schema("path")},
-		map[string]any{"name": toolStat, "description": "Metadata of a path, with its provider's capabilities.", "inputSchema": schema("path")},
-		map[string]any{"name": toolRead, "description": "Contents of a file.", "inputSchema": schema("path")},
-		map[string]any{"name": toolWrite, "description": "Replace a file's contents.", "inputSchema": schema("path", "content")},
+	all := []map[string]any{
+		{"name": toolList, "description": "Children of a directory.", "inputSchema": schema("path")},
+		{"name": toolStat, "description": "Metadata of a path, with its provider's capabilities.", "inputSchema": schema("path")},
+		{"name": toolRead, "description": "Contents of a file.", "inputSchema": schema("path")},
+		{"name": toolWrite, "description": "Replace a file's contents.", "inputSchema": schema("path", "content")},
 	}
-	if h.collections() {
+	if h.broken(PathToolsUnknown) {
+		all = []map[string]any{{"name": "echo", "description": "Echoes its input.", "inputSchema": schema("message")}}
+	}
+	if h.collections() && !h.broken(ContentToolsMissing) {
 		for _, name := range contentTools {
-			out = append(out, map[string]any{"name": name, "description": "Content collections.", "inputSchema": schema()})
+			all = append(all, map[string]any{"name": name, "description": "Content collections.", "inputSchema": schema()})
 		}
+	}
+	out := []any{}
+	for _, t := range all {
+		name := t["name"].(string)
+		if h.opts.Other && !who.owner && !slices.Contains(h.anonymousTools(), name) && !slices.Contains(contentTools, name) {
+			continue
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -335,6 +378,9 @@ func (h *Host) collections() bool {
 
 // known is the tool-name lookup that only happens after the gates.
 func (h *Host) known(name string) bool {
+	if h.broken(PathToolsUnknown) {
+		return false
+	}
 	return slices.Contains([]string{toolList, toolStat, toolRead, toolWrite}, name) ||
 		(h.collections() && slices.Contains(contentTools, name))
 }

@@ -70,6 +70,27 @@ const (
 	// ThrottleLocksOutClients refuses device authorizations from an address
 	// once it is throttled, even for clients registered before (OAUTH-7).
 	ThrottleLocksOutClients OAuthBreak = "throttle-locks-out-clients"
+	// RedirectDescriptionReworded refuses unsupported redirect URIs with a
+	// description that does not begin as source 7.3 says (OAUTH-3).
+	RedirectDescriptionReworded OAuthBreak = "redirect-description-reworded"
+	// UnsupportedGrantVague refuses other grant types with a description
+	// that names none of the supported ones (OAUTH-5).
+	UnsupportedGrantVague OAuthBreak = "unsupported-grant-vague"
+	// AcceptsHTTPOffLoopback registers http redirect URIs off the loopback (EP-6).
+	AcceptsHTTPOffLoopback OAuthBreak = "accepts-http-off-loopback"
+	// AcceptsJavascript registers javascript: redirect URIs (EP-6).
+	AcceptsJavascript OAuthBreak = "accepts-javascript"
+	// AcceptsRelative registers relative redirect URIs (EP-6).
+	AcceptsRelative OAuthBreak = "accepts-relative"
+	// RejectsHTTPS refuses https redirect URIs (EP-6).
+	RejectsHTTPS OAuthBreak = "rejects-https"
+	// RejectsIPv4Loopback refuses http://127.0.0.1 redirect URIs (EP-6).
+	RejectsIPv4Loopback OAuthBreak = "rejects-ipv4-loopback"
+	// RejectsPrivateUse refuses private-use scheme redirect URIs (EP-6).
+	RejectsPrivateUse OAuthBreak = "rejects-private-use"
+	// ExpiredTokenEarly answers expired_token to a pending device code after
+	// four minutes, inside the five-minute window (TIME-1).
+	ExpiredTokenEarly OAuthBreak = "expired-token-early"
 )
 
 // OAuthBreaks returns every OAuth-side departure, in the order declared.
@@ -80,6 +101,8 @@ func OAuthBreaks() []OAuthBreak {
 		UnsupportedGrantInvalidGrant, ErrorsAsHTML, ErrorsAsText, RefreshTokenIssued,
 		ExpiresInIssued, NeverThrottled, UnusedRegistrationsKept, UsedRegistrationsRemoved,
 		MetadataMissing, KnownGrantsUnsupported, CredentialExpires, LifetimeTooShort, ThrottleLocksOutClients,
+		RedirectDescriptionReworded, UnsupportedGrantVague, AcceptsHTTPOffLoopback, AcceptsJavascript,
+		AcceptsRelative, RejectsHTTPS, RejectsIPv4Loopback, RejectsPrivateUse, ExpiredTokenEarly,
 	}
 }
 
@@ -134,6 +157,12 @@ type OAuthOptions struct {
 	Interval int
 	// Breaks are the departures to make.
 	Breaks []OAuthBreak
+	// Other makes the other choices where the source is silent: the device
+	// grant only by RFC 8628's name, advertised in authorization server
+	// metadata (RFC 8414), and a throttled registration answered 503 with
+	// Retry-After. By default the device grant goes only by the source's
+	// "device_code", with no metadata, and the throttle is a 429.
+	Other bool
 }
 
 // OAuth is the fake's authorization surface: registration (RFC 7591),
@@ -193,6 +222,22 @@ func (o *OAuth) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth/device_authorization", o.deviceAuthorization)
 	mux.HandleFunc("POST /oauth/token", o.token)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", o.resourceMetadata)
+	if o.opts.Other {
+		mux.HandleFunc("GET /.well-known/oauth-authorization-server", o.serverMetadata)
+	}
+}
+
+// serverMetadata is the Other host's RFC 8414 metadata; grant_types_supported
+// names the device grant the only way this host takes it.
+func (o *OAuth) serverMetadata(w http.ResponseWriter, r *http.Request) {
+	base := baseURL(r)
+	writeJSONAnswer(w, http.StatusOK, map[string]any{
+		"issuer":                        base,
+		"registration_endpoint":         base + "/oauth/register",
+		"token_endpoint":                base + "/oauth/token",
+		"device_authorization_endpoint": base + "/oauth/device_authorization",
+		"grant_types_supported":         []string{deviceGrantURN, "authorization_code", "refresh_token"},
+	})
 }
 
 func (o *OAuth) broken(b OAuthBreak) bool { return slices.Contains(o.opts.Breaks, b) }
@@ -282,7 +327,11 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, u := range body.RedirectURIs {
 		if !o.redirectAllowed(u) {
-			o.fail(w, http.StatusBadRequest, "invalid_redirect_uri", badRedirectURI+" (refused: "+u+")")
+			desc := badRedirectURI + " (refused: " + u + ")"
+			if o.broken(RedirectDescriptionReworded) {
+				desc = "Redirect URIs must use https or a loopback address"
+			}
+			o.fail(w, http.StatusBadRequest, "invalid_redirect_uri", desc)
 			return
 		}
 	}
@@ -295,8 +344,13 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 		recent := o.recent(addr, now)
 		if len(recent) >= o.opts.RegistrationLimit {
 			w.Header().Set("Retry-After", strconv.Itoa(int((throttleWindow-now.Sub(recent[0])).Seconds())+1))
-			// The throttled answer is not shown (source 8); RFC 6585 section 4.
-			writeJSONAnswer(w, http.StatusTooManyRequests, map[string]string{
+			// The throttled answer is not shown (source 8); RFC 6585
+			// section 4, or the Other host's 503 (RFC 9110 section 15.6.4).
+			status := http.StatusTooManyRequests
+			if o.opts.Other {
+				status = http.StatusServiceUnavailable
+			}
+			writeJSONAnswer(w, status, map[string]string{
 				"error": "temporarily_unavailable", "error_description": "Registration limit reached for this address"})
 			return
 		}
@@ -332,21 +386,26 @@ func (o *OAuth) throttled(addr string, now time.Time) bool {
 func (o *OAuth) redirectAllowed(raw string) bool {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return false
+		return o.broken(AcceptsRelative)
 	}
 	switch u.Scheme {
 	case "https":
-		return u.Host != ""
+		return u.Host != "" && !o.broken(RejectsHTTPS)
 	case "http":
 		ip := net.ParseIP(u.Hostname())
 		if ip == nil || !ip.IsLoopback() {
-			return false
+			return o.broken(AcceptsHTTPOffLoopback)
 		}
-		return ip.To4() != nil || !o.broken(RejectsIPv6Loopback)
+		if ip.To4() != nil {
+			return !o.broken(RejectsIPv4Loopback)
+		}
+		return !o.broken(RejectsIPv6Loopback)
 	case "ftp":
 		return o.broken(AcceptsFTP)
+	case "javascript":
+		return o.broken(AcceptsJavascript)
 	}
-	return strings.Contains(u.Scheme, ".")
+	return strings.Contains(u.Scheme, ".") && !o.broken(RejectsPrivateUse)
 }
 
 func sourceAddress(r *http.Request) string {
@@ -411,21 +470,26 @@ func (o *OAuth) token(w http.ResponseWriter, r *http.Request) {
 		o.fail(w, http.StatusBadRequest, "invalid_request", "The body is not a form")
 		return
 	}
-	switch grant := r.PostForm.Get("grant_type"); grant {
-	case deviceGrantURN, "device_code":
+	switch grant := r.PostForm.Get("grant_type"); {
+	case grant == deviceGrantURN && o.opts.Other, grant == "device_code" && !o.opts.Other:
+		// The device grant's name: the source's, or RFC 8628's on the
+		// Other host; each host takes only one.
 		o.deviceToken(w, r)
-	case "authorization_code", "refresh_token":
+	case grant == "authorization_code", grant == "refresh_token":
 		if o.broken(KnownGrantsUnsupported) {
 			o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
 			return
 		}
 		o.knownGrant(w, grant)
 	default:
-		if o.broken(UnsupportedGrantInvalidGrant) {
+		switch {
+		case o.broken(UnsupportedGrantInvalidGrant):
 			o.fail(w, http.StatusBadRequest, "invalid_grant", "Invalid grant")
-			return
+		case o.broken(UnsupportedGrantVague):
+			o.fail(w, http.StatusBadRequest, "unsupported_grant_type", "This grant type is not supported")
+		default:
+			o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
 		}
-		o.fail(w, http.StatusBadRequest, "unsupported_grant_type", unsupportedGrant)
 	}
 }
 
@@ -455,6 +519,10 @@ func (o *OAuth) deviceToken(w http.ResponseWriter, r *http.Request) {
 			desc = "device_code not found"
 		}
 		o.fail(w, status, "invalid_grant", desc)
+		return
+	}
+	if !d.approved && o.broken(ExpiredTokenEarly) && now.Sub(d.issued) >= 4*time.Minute {
+		o.fail(w, http.StatusBadRequest, "expired_token", "The device code has expired")
 		return
 	}
 	if !d.approved {

@@ -1,7 +1,9 @@
 package fakehost
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"path"
 	"slices"
 	"sort"
@@ -40,7 +42,7 @@ var (
 var mounts = []mount{
 	{prefix: "/overlay/readonly", provider: "docs", implements: readOps, opened: allOps, overlay: true},
 	{prefix: "/overlay", provider: "scratch", implements: allOps, opened: allOps, overlay: true},
-	{prefix: "/public", provider: "public", implements: allOps, opened: readOps},
+	{prefix: "/public", provider: "public", implements: readOps, opened: readOps},
 	{prefix: "/base", provider: "base", implements: allOps},
 }
 
@@ -72,8 +74,29 @@ var operations = map[string]string{toolList: "list", toolStat: "stat", toolRead:
 // 4 (provider), then the operation (source 5.6 and 7.4).
 func (h *Host) call(tool, raw, content string, who caller) map[string]any {
 	op := operations[tool]
+	// Gate 3 judges the one canonical spelling (source 5.7: only the
+	// host's declaration opens a path); the breaks judge another.
 	p := path.Clean("/" + raw)
-	m := mountFor(p)
+	judged := p
+	switch {
+	case h.broken(DotDotOpensPath):
+		judged = "/" + strings.TrimLeft(raw, "/")
+	case h.broken(DecodesAfterPolicy):
+		if decoded, err := url.PathUnescape(raw); err == nil {
+			p = path.Clean("/" + decoded)
+		}
+	}
+	m, served := mountFor(judged), mountFor(p)
+	h.mu.Lock()
+	_, exists := h.files[p]
+	exists = exists || len(h.children(p)) > 0
+	h.mu.Unlock()
+	switch {
+	case h.broken(NotFoundBeforePolicy) && !exists:
+		return toolResult(true, "AFS_NOT_FOUND: Path not found: "+p, nil)
+	case h.broken(ProviderBeforePolicy) && served != nil && !slices.Contains(served.implements, op):
+		return h.unsupported(p, served, op)
+	}
 	// Source 5.7: a credential never opens a path; only the host's own
 	// declarations do.
 	if !h.opened(m, op) && !(who.owner && h.broken(OwnerBypassesPathPolicy)) {
@@ -83,12 +106,11 @@ func (h *Host) call(tool, raw, content string, who caller) map[string]any {
 		}
 		return toolResult(!h.broken(ClosedPathNotError), fmt.Sprintf("AFS_FORBIDDEN: Forbidden at %s: network clients %s", p, explanation), nil)
 	}
-	if !slices.Contains(m.implements, op) {
-		// Gate 4's text is not shown beyond its shape (code, path, explanation).
-		if h.broken(Gate4TextWithoutPath) {
-			return toolResult(true, fmt.Sprintf("AFS_NOT_IMPLEMENTED: the %s provider has no %s operation", m.provider, op), nil)
-		}
-		return toolResult(true, fmt.Sprintf("AFS_NOT_IMPLEMENTED: %s: the %s provider has no %s operation", p, m.provider, op), nil)
+	if served == nil {
+		return toolResult(true, "AFS_NOT_FOUND: Path not found: "+p, nil)
+	}
+	if !slices.Contains(served.implements, op) {
+		return h.unsupported(p, served, op)
 	}
 
 	h.mu.Lock()
@@ -123,6 +145,20 @@ func (h *Host) call(tool, raw, content string, who caller) map[string]any {
 		return toolResult(true, "AFS_NOT_FOUND: No such path: "+p, nil)
 	}
 	return toolResult(true, "AFS_NOT_FOUND: Path not found: "+p, nil)
+}
+
+// unsupported is gate 4's refusal. Its code and text are not shown beyond
+// the shape (code, path, explanation), so the two compliant hosts differ.
+func (h *Host) unsupported(p string, m *mount, op string) map[string]any {
+	switch {
+	case h.broken(Gate4TextWithoutPath):
+		return toolResult(true, fmt.Sprintf("AFS_NOT_IMPLEMENTED: the %s provider has no %s operation", m.provider, op), nil)
+	case h.broken(NothingAfterPath):
+		return toolResult(true, fmt.Sprintf("AFS_NOT_IMPLEMENTED: the %s provider has no %s operation at %s", m.provider, op, p), nil)
+	case h.opts.Other:
+		return toolResult(true, fmt.Sprintf("E_PROVIDER %s (%s is not among what the read-only %s provider does)", p, op, m.provider), nil)
+	}
+	return toolResult(true, fmt.Sprintf("AFS_NOT_IMPLEMENTED: %s: the %s provider has no %s operation", p, m.provider, op), nil)
 }
 
 // opened is gate 3: whether the host's declarations open p for op.
@@ -185,6 +221,11 @@ func (h *Host) stat(p string, m *mount, isDir bool, size int) map[string]any {
 	}
 	if !h.broken(CapabilitiesMissing) {
 		provider["capabilities"] = caps
+	}
+	if h.opts.Other {
+		// The Other host answers JSON text, with the list at the top.
+		raw, _ := json.Marshal(map[string]any{"path": p, "type": kind, "bytes": size, "capabilities": provider["capabilities"]})
+		return toolResult(false, string(raw), nil)
 	}
 	text := fmt.Sprintf("%s is a %s of %d bytes served by the %s provider", p, kind, size, m.provider)
 	return toolResult(false, text, map[string]any{"kind": kind, "size": size, "provider": provider})

@@ -22,34 +22,31 @@ type departure struct {
 	fails    []string
 	expected []string
 	actual   []string
+	// notRun are scenarios the departure leaves nothing to check in; every
+	// scenario in neither list must pass.
+	notRun []string
 }
-
-var all401s = []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme}
-
-// withDiagnosis401s adds the diagnosis scenarios that follow a 401's
-// challenge (source 7.5 step 3) to every 401 check.
-var withDiagnosis401s = append(slices.Clone(all401s), diagAnonymous, diagPeer)
 
 // departures covers every fakehost.MCPBreaks entry; a Break without one fails
 // the table below.
 var departures = map[fakehost.Break]departure{
 	fakehost.ChallengeMissing: {
-		fails:    withDiagnosis401s,
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{"no such header"},
 	},
 	fakehost.ChallengeWithoutResourceMetadata: {
-		fails:    withDiagnosis401s,
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`Bearer realm="fake \"host\""`},
 	},
 	fakehost.ChallengeWrongResourceMetadata: {
-		fails:    withDiagnosis401s,
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`resource_metadata="{base}/.well-known/oauth-authorization-server"`},
 	},
 	fakehost.BodyNotUnauthorized: {
-		fails:    all401s,
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme},
 		expected: []string{`"Unauthorized"`},
 		actual:   []string{"invalid_token"},
 	},
@@ -64,9 +61,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"text/plain"},
 	},
 	fakehost.RefusalCarriesResult: {
-		fails: []string{shapeGates, epLookupLast, authPeer, authOffRead, authOffLogging, authOffUnknown,
-			authPrivileged, authGateOrder, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme,
-			t401OffList, t401Peer},
+		fails:    []string{shapeGates, epLookupLast, authPeer, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authGateOrder, authCredentialOrder, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer},
 		expected: []string{"no JSON-RPC result"},
 		actual:   []string{"HTTP 401 with a JSON-RPC result"},
 	},
@@ -81,13 +76,12 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with JSON-RPC error", "unknown tool conform_unlisted_tool_0"},
 	},
 	fakehost.AnonymousPrivilegedReachesTool: {
-		fails: []string{authPrivileged, epLookupLast, authListed, authGateOrder, shapeGates, t401Challenge,
-			t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous, authEveryPrivileged},
+		fails:    []string{authPrivileged, epLookupLast, authEveryPrivileged, authListed, authGateOrder, shapeGates, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.OffAllowlistAllowed: {
-		fails:    []string{authOffLogging, authOffRead, authOffUnknown, t401OffList},
+		fails:    []string{authOffLogging, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffUnknown, t401OffList},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -102,7 +96,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.UnknownCredentialAccepted: {
-		fails:    []string{t401Unknown, authPeer, t401Peer, diagPeer},
+		fails:    []string{t401Unknown, authPeer, authCredentialOrder, t401Peer, diagRejected, diagPeer},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -112,28 +106,27 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.ClosedPathNotError: {
-		fails: []string{shapePolicy, authReachesPath, afsAnonRead, afsAnonList, afsAnonStat,
-			afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagClosed, diagOwnerClosed},
+		fails:    []string{shapePolicy, authReachesPath, authPolicyOrder, authLookupOrder, spellDotDot, spellDouble, spellDot, spellTrailing, spellEncoded, spellEncodedDots, afsAdmittedRead, afsAdmittedList, afsAdmittedStat, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagClosed, diagOwnerClosed},
 		expected: []string{"true"},
 		actual:   []string{"false", "AFS_FORBIDDEN: Forbidden at /base/notes.txt"},
 	},
 	fakehost.ForbiddenWriteText: {
-		fails:    []string{afsOwnerWrite, authReachesPath},
+		fails:    []string{afsOwnerWrite, authReachesPath, authPolicyOrder},
 		expected: []string{"AFS_FORBIDDEN: Forbidden at /base/notes.txt: network clients cannot write base paths; use a resolver overlay or internal code"},
 		actual:   []string{"may not write base paths"},
 	},
 	fakehost.ForbiddenReadText: {
-		fails:    []string{afsAnonRead, afsOwnerRead},
+		fails:    []string{afsAdmittedRead, authLookupOrder, afsOwnerRead},
 		expected: []string{"AFS_FORBIDDEN: Forbidden at /base/notes.txt: network clients cannot read base paths; declare a networkRead rule or use an overlay"},
 		actual:   []string{"may not read base paths"},
 	},
 	fakehost.ForbiddenListText: {
-		fails:    []string{afsAnonList, afsOwnerList},
+		fails:    []string{afsAdmittedList, afsOwnerList},
 		expected: []string{"AFS_FORBIDDEN: Forbidden at /base: network clients cannot list base paths; declare a networkRead rule or use an overlay"},
 		actual:   []string{"may not list base paths"},
 	},
 	fakehost.ForbiddenStatText: {
-		fails:    []string{afsAnonStat, afsOwnerStat},
+		fails:    []string{afsAdmittedStat, afsOwnerStat},
 		expected: []string{"AFS_FORBIDDEN: Forbidden at /base/notes.txt: network clients cannot stat base paths; declare a networkRead rule or use an overlay"},
 		actual:   []string{"may not stat base paths"},
 	},
@@ -143,7 +136,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"AFS_NOT_FOUND: No such path: /public/no-such-file"},
 	},
 	fakehost.OwnerBypassesPathPolicy: {
-		fails:    []string{afsOwnerRead, authReachesPath, afsOwnerWrite, afsOwnerList, afsOwnerStat, diagOwnerClosed},
+		fails:    []string{afsOwnerRead, authReachesPath, authPolicyOrder, afsOwnerWrite, afsOwnerList, afsOwnerStat, diagOwnerClosed},
 		expected: []string{"true"},
 		actual:   []string{"false"},
 	},
@@ -188,15 +181,80 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"AFS_NOT_IMPLEMENTED: the docs provider has no write operation"},
 	},
 	fakehost.ToolsListFails: {
-		fails: []string{svcDiscover, svcContent, epToolsList, epLookupLast, authOffRead, authOffLogging,
-			authOffUnknown, authPrivileged, authListed, diagSucceeds, diagUnlisted, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
+		fails:    []string{svcDiscover, svcContent, epToolsList, epLookupLast, authCredential, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authEveryListed, authListed, authReachesPath, authPolicyOrder, shapeProvider, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagSucceeds, diagUnlisted, diagRejected, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
 		expected: []string{"200"},
 		actual:   []string{"HTTP 500"},
 	},
 	fakehost.ListRefused: {
-		fails:    []string{authEveryAllowlisted, svcList, afsAnonList, afsParent},
+		fails:    []string{authEveryAllowlisted, svcList, afsAdmittedList, afsParent},
 		expected: []string{"HTTP 200 with a JSON-RPC result"},
 		actual:   []string{"HTTP 401"},
+	},
+	fakehost.PingAllowed: {
+		fails:    []string{authOffPing},
+		expected: []string{"401"},
+		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+	},
+	fakehost.InitializeRefused: {
+		fails:    []string{epInitialize},
+		expected: []string{"200"},
+		actual:   []string{"HTTP 401"},
+	},
+	fakehost.ResourcesListRefused: {
+		fails:    []string{epResourcesList},
+		expected: []string{"200"},
+		actual:   []string{"HTTP 401"},
+	},
+	fakehost.PathToolsUnknown: {
+		fails: []string{shapePolicy, svcDiscover, svcList, svcStat, svcRead, epCall, epLookupLast, authCredential, authPrivileged,
+			authEveryPrivileged, authEveryAllowlisted, authListed, authGateOrder, authReachesPath, authPolicyOrder, authLookupOrder,
+			spellDotDot, spellDouble, spellDot, spellTrailing, spellEncoded, spellEncodedDots, shapeGates, shapeProvider, shapeCaps,
+			t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, afsAdmittedRead,
+			afsAdmittedList, afsAdmittedStat, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, afsMissingRead, afsMissingStat,
+			afsParent, diagSucceeds, diagAnonymous, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
+		expected: []string{"tools/list, asked by the same caller, names afs_read", "a name the host does not know answers 401"},
+		actual:   []string{"tools/list names echo", "the unknown name conform_unlisted_tool_0 answered HTTP 200 with a JSON-RPC result"},
+		notRun:   []string{authEveryListed},
+	},
+	fakehost.ListedStatAnswers404: {
+		fails:    []string{authEveryListed, svcStat, authEveryAllowlisted, shapeCaps, afsAdmittedStat, afsOwnerStat, afsMissingStat, diagProvider},
+		expected: []string{"a JSON-RPC result (an allowlisted tool) or HTTP 401 (a privileged tool)"},
+		actual:   []string{"HTTP 404"},
+	},
+	fakehost.NothingAfterPath: {
+		fails:    []string{shapeProvider},
+		expected: []string{"an explanation after the path /overlay/readonly/about.md"},
+		actual:   []string{"nothing follows the path"},
+	},
+	fakehost.RejectedCredentialReachesPolicy: {
+		fails:    []string{authCredentialOrder},
+		expected: []string{"401"},
+		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+	},
+	fakehost.ProviderBeforePolicy: {
+		fails:    []string{authPolicyOrder},
+		expected: []string{"AFS_FORBIDDEN: Forbidden at /public/readme.md: network clients cannot write base paths"},
+		actual:   []string{"AFS_NOT_IMPLEMENTED"},
+	},
+	fakehost.NotFoundBeforePolicy: {
+		fails:    []string{authLookupOrder},
+		expected: []string{"AFS_FORBIDDEN: Forbidden at /base/conform-no-such-file: network clients cannot read base paths"},
+		actual:   []string{"AFS_NOT_FOUND: Path not found: /base/conform-no-such-file"},
+	},
+	fakehost.DotDotOpensPath: {
+		fails:    []string{spellDotDot},
+		expected: []string{"a refusal of any kind"},
+		actual:   []string{"success", "A file the host has not opened."},
+	},
+	fakehost.DecodesAfterPolicy: {
+		fails:    []string{spellEncodedDots},
+		expected: []string{"a refusal of any kind"},
+		actual:   []string{"success", "A file the host has not opened."},
+	},
+	fakehost.ContentToolsMissing: {
+		fails:    []string{svcContent},
+		expected: []string{"the content tool search_content (the profile says collections are declared)"},
+		actual:   []string{"afs_list"},
 	},
 	fakehost.DiscoveryMissing: {
 		fails:    []string{epDiscovery},
@@ -250,10 +308,16 @@ var _ = Describe("each departure of a fake host", func() {
 		func(mode fakehost.Mode, b fakehost.Break) {
 			want, ok := departures[b]
 			Expect(ok).To(BeTrue(), "no departure is written down for %s", b)
-			r := runFake(fakehost.MCPOptions{Mode: mode, Breaks: []fakehost.Break{b}})
+			// Content tools missing is a departure only where collections are declared.
+			r := runFake(fakehost.MCPOptions{Mode: mode, Breaks: []fakehost.Break{b}, Collections: b == fakehost.ContentToolsMissing})
 			base := r.target.Profile.Target
 
 			for _, res := range r.run.Results {
+				if slices.Contains(want.notRun, res.ID) {
+					Expect(res.Status).To(Equal(outcome.NotRun), res.ID)
+					Expect(res.Reason).NotTo(BeEmpty(), res.ID)
+					continue
+				}
 				if !slices.Contains(want.fails, res.ID) {
 					Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %s", res.ID, res.Reason, res.Departure)
 					continue

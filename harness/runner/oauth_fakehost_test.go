@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ func runOAuthFake(breaks []fakehost.OAuthBreak, mcpBreaks ...fakehost.Break) oau
 // the credential and the clock are filled in.
 func runOAuthFakeWith(opts fakehost.OAuthOptions, mcpBreaks ...fakehost.Break) oauthFakeRun {
 	clock := fakehost.NewManualClock(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC))
-	host := fakehost.New(fakehost.MCPOptions{Breaks: mcpBreaks})
+	host := fakehost.New(fakehost.MCPOptions{Breaks: mcpBreaks, Other: opts.Other})
 	opts.Host, opts.Clock = host, clock
 	oa := fakehost.NewOAuth(opts)
 	oa.Mount(host.Mux())
@@ -68,6 +69,10 @@ func runOAuthFakeWith(opts fakehost.OAuthOptions, mcpBreaks ...fakehost.Break) o
 	p := profile.Default(srv.URL)
 	p.Peer = &profile.Peer{Target: peerSrv.URL}
 	p.RegistrationLimit = 40
+	if opts.Other {
+		p.Tools.Allowlisted = []string{"afs_read"}
+		p.Tools.Privileged = []string{"afs_write", "afs_list", "afs_stat"}
+	}
 	t := &target.Target{
 		Profile:        p,
 		Credential:     host.Credential(),
@@ -100,7 +105,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		for _, res := range r.run.Results {
 			Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
 		}
-		Expect(r.run.Results).To(HaveLen(28))
+		Expect(r.run.Results).To(HaveLen(30))
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
 	})
 
@@ -109,31 +114,163 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		ep4    = "4_endpoints_oauth.feature: "
 		flow73 = "7_3_authorization_flow.feature: "
 		lim8   = "8_limits.feature: "
+
+		keptAtStart = time3 + "A credential from the device grant is kept to be used again at the end of the run"
+		keptAtEnd   = lim8 + "The credential kept from the start of the run still works at its end"
 	)
 	// failsFor names, for each departure of the fake, the scenarios that
 	// check the requirement it breaks.
 	failsFor := map[fakehost.OAuthBreak][]string{
-		fakehost.MissingURIsWrongCode:         {flow73 + "A registration without redirect_uris is refused"},
-		fakehost.MissingURIsWrongDescription:  {flow73 + "A registration without redirect_uris is refused"},
-		fakehost.AcceptsFTP:                   {flow73 + "A registration with an unsupported redirect URI is refused: ftp"},
-		fakehost.RejectsIPv6Loopback:          {flow73 + "A registration with a supported redirect URI returns a client_id: IPv6 loopback http"},
-		fakehost.UnknownDeviceCode401:         {flow73 + "An unknown device_code is refused as invalid_grant"},
-		fakehost.UnknownDeviceCodeDescription: {flow73 + "An unknown device_code is refused as invalid_grant"},
-		fakehost.WindowTooLong:                {time3 + "A device code is rejected as invalid_grant just after its five-minute window"},
-		fakehost.WindowTooShort:               {time3 + "A device code is still accepted just inside its five-minute window"},
-		fakehost.UnsupportedGrantInvalidGrant: {flow73 + "Any other grant type is refused as unsupported: password"},
-		fakehost.ErrorsAsHTML:                 {flow73 + "A registration without redirect_uris is refused"},
-		fakehost.ErrorsAsText:                 {flow73 + "Authorization-flow errors are served as JSON"},
-		fakehost.RefreshTokenIssued:           {ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"},
-		fakehost.ExpiresInIssued:              {ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header"},
-		fakehost.NeverThrottled:               {lim8 + "A client that registers at every start is eventually throttled"},
-		fakehost.UnusedRegistrationsKept:      {time3 + "An unused registration is removed after seven days and the client registers again"},
-		fakehost.UsedRegistrationsRemoved:     {time3 + "A registration used in a completed authorization is kept after seven days"},
-		fakehost.MetadataMissing:              {ep4 + "The resource metadata document answers", ep4 + "The resource metadata named by the 401 challenge answers"},
-		fakehost.KnownGrantsUnsupported:       {flow73 + "The token endpoint supports the authorization_code grant", flow73 + "The token endpoint supports the refresh_token grant"},
-		fakehost.CredentialExpires:            {time3 + "A credential from the device grant still works after thirty days"},
-		fakehost.ThrottleLocksOutClients:      {lim8 + "A client that registered once keeps its client_id once the address is throttled"},
-		fakehost.LifetimeTooShort:             {time3 + "An unused registration still works just before seven days"},
+		fakehost.MissingURIsWrongCode: {
+			flow73 + "A registration without redirect_uris is refused",
+		},
+		fakehost.MissingURIsWrongDescription: {
+			flow73 + "A registration without redirect_uris is refused",
+		},
+		fakehost.AcceptsFTP: {
+			flow73 + "A registration with an unsupported redirect URI is refused: ftp",
+		},
+		fakehost.RejectsIPv6Loopback: {
+			flow73 + "A registration with a supported redirect URI returns a client_id: IPv6 loopback http",
+		},
+		fakehost.UnknownDeviceCode401: {
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+			flow73 + "An unknown device_code is refused as invalid_grant",
+		},
+		fakehost.UnknownDeviceCodeDescription: {
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+			flow73 + "An unknown device_code is refused as invalid_grant",
+		},
+		fakehost.WindowTooLong: {
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+		},
+		fakehost.WindowTooShort: {
+			time3 + "A device code is still accepted just inside its five-minute window",
+		},
+		fakehost.UnsupportedGrantInvalidGrant: {
+			time3 + "A credential from the device grant is kept to be used again at the end of the run",
+			time3 + "A device code is still accepted just inside its five-minute window",
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+			time3 + "A registration used in a completed authorization is kept after seven days",
+			time3 + "A credential from the device grant still works after thirty days",
+			ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+			flow73 + "An unknown device_code is refused as invalid_grant",
+			flow73 + "Any other grant type is refused as unsupported: password",
+			flow73 + "Any other grant type is refused as unsupported: client_credentials",
+			flow73 + "Any other grant type is refused as unsupported: urn:ietf:params:oauth:grant-type:jwt-bearer",
+		},
+		fakehost.ErrorsAsHTML: {
+			time3 + "A credential from the device grant is kept to be used again at the end of the run",
+			time3 + "A device code is still accepted just inside its five-minute window",
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+			time3 + "An unused registration is removed after seven days and the client registers again",
+			time3 + "A registration used in a completed authorization is kept after seven days",
+			time3 + "A credential from the device grant still works after thirty days",
+			ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+			flow73 + "A registration without redirect_uris is refused",
+			flow73 + "A registration with an unsupported redirect URI is refused: http off the loopback",
+			flow73 + "A registration with an unsupported redirect URI is refused: ftp",
+			flow73 + "A registration with an unsupported redirect URI is refused: javascript",
+			flow73 + "A registration with an unsupported redirect URI is refused: a relative reference",
+			flow73 + "An unknown device_code is refused as invalid_grant",
+			flow73 + "Any other grant type is refused as unsupported: password",
+			flow73 + "Any other grant type is refused as unsupported: client_credentials",
+			flow73 + "Any other grant type is refused as unsupported: urn:ietf:params:oauth:grant-type:jwt-bearer",
+			flow73 + "The token endpoint supports the authorization_code grant",
+			flow73 + "The token endpoint supports the refresh_token grant",
+			flow73 + "Authorization-flow errors are served as JSON",
+		},
+		fakehost.ErrorsAsText: {
+			flow73 + "Authorization-flow errors are served as JSON",
+		},
+		fakehost.RefreshTokenIssued: {
+			time3 + "A credential from the device grant is kept to be used again at the end of the run",
+			time3 + "A registration used in a completed authorization is kept after seven days",
+			time3 + "A credential from the device grant still works after thirty days",
+			ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+		},
+		fakehost.ExpiresInIssued: {
+			time3 + "A credential from the device grant is kept to be used again at the end of the run",
+			time3 + "A registration used in a completed authorization is kept after seven days",
+			time3 + "A credential from the device grant still works after thirty days",
+			ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+		},
+		fakehost.NeverThrottled: {
+			lim8 + "A client that registers at every start is eventually throttled",
+		},
+		fakehost.UnusedRegistrationsKept: {
+			time3 + "An unused registration is removed after seven days and the client registers again",
+		},
+		fakehost.UsedRegistrationsRemoved: {
+			time3 + "A registration used in a completed authorization is kept after seven days",
+		},
+		fakehost.MetadataMissing: {
+			ep4 + "The resource metadata document answers",
+			ep4 + "The resource metadata named by the 401 challenge answers",
+		},
+		fakehost.KnownGrantsUnsupported: {
+			flow73 + "The token endpoint supports the authorization_code grant",
+			flow73 + "The token endpoint supports the refresh_token grant",
+		},
+		fakehost.CredentialExpires: {
+			time3 + "A credential from the device grant still works after thirty days",
+			lim8 + "The credential kept from the start of the run still works at its end",
+		},
+		fakehost.LifetimeTooShort: {
+			time3 + "An unused registration still works just before seven days",
+		},
+		fakehost.ThrottleLocksOutClients: {
+			lim8 + "A client that registered once keeps its client_id once the address is throttled",
+		},
+		fakehost.RedirectDescriptionReworded: {
+			flow73 + "A registration with an unsupported redirect URI is refused: http off the loopback",
+			flow73 + "A registration with an unsupported redirect URI is refused: ftp",
+			flow73 + "A registration with an unsupported redirect URI is refused: javascript",
+			flow73 + "A registration with an unsupported redirect URI is refused: a relative reference",
+		},
+		fakehost.UnsupportedGrantVague: {
+			flow73 + "Any other grant type is refused as unsupported: password",
+			flow73 + "Any other grant type is refused as unsupported: client_credentials",
+			flow73 + "Any other grant type is refused as unsupported: urn:ietf:params:oauth:grant-type:jwt-bearer",
+		},
+		fakehost.AcceptsHTTPOffLoopback: {
+			flow73 + "A registration with an unsupported redirect URI is refused: http off the loopback",
+		},
+		fakehost.AcceptsJavascript: {
+			flow73 + "A registration with an unsupported redirect URI is refused: javascript",
+		},
+		fakehost.AcceptsRelative: {
+			flow73 + "A registration with an unsupported redirect URI is refused: a relative reference",
+		},
+		fakehost.RejectsHTTPS: {
+			flow73 + "A registration with a supported redirect URI returns a client_id: https",
+		},
+		fakehost.RejectsIPv4Loopback: {
+			time3 + "A credential from the device grant is kept to be used again at the end of the run",
+			time3 + "A device code is still accepted just inside its five-minute window",
+			time3 + "A device code is rejected as invalid_grant just after its five-minute window",
+			time3 + "An unused registration still works just before seven days",
+			time3 + "An unused registration is removed after seven days and the client registers again",
+			time3 + "A registration used in a completed authorization is kept after seven days",
+			time3 + "A credential from the device grant still works after thirty days",
+			ep4 + "The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header",
+			flow73 + "A registration with a supported redirect URI returns a client_id: IPv4 loopback http",
+			flow73 + "An unknown device_code is refused as invalid_grant",
+			flow73 + "Any other grant type is refused as unsupported: password",
+			flow73 + "Any other grant type is refused as unsupported: client_credentials",
+			flow73 + "Any other grant type is refused as unsupported: urn:ietf:params:oauth:grant-type:jwt-bearer",
+			flow73 + "The token endpoint supports the authorization_code grant",
+			flow73 + "The token endpoint supports the refresh_token grant",
+			flow73 + "Authorization-flow errors are served as JSON",
+			lim8 + "A client that registers at every start is eventually throttled",
+			lim8 + "A client that registered once keeps its client_id once the address is throttled",
+		},
+		fakehost.RejectsPrivateUse: {
+			flow73 + "A registration with a supported redirect URI returns a client_id: a private-use scheme",
+		},
+		fakehost.ExpiredTokenEarly: {
+			time3 + "A device code is still accepted just inside its five-minute window",
+		},
 	}
 
 	// expectFailure checks that the scenario failed for the host's departure,
@@ -164,8 +301,43 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 			for _, scenario := range scenarios {
 				expectFailure(r, scenario)
 			}
+			for _, res := range r.run.Results {
+				switch {
+				case slices.Contains(scenarios, res.ID):
+				case res.ID == keptAtEnd && slices.Contains(scenarios, keptAtStart):
+					// Nothing was kept to use again.
+					Expect(res.Status).To(Equal(outcome.NotRun), res.ID)
+				default:
+					Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
+				}
+			}
 		})
 	}
+
+	It("say which device grant name the host took, learned by trying when no metadata advertises one", func() {
+		r := runOAuthFake(nil)
+		res := resultOf(r.run, flow73+"An unknown device_code is refused as invalid_grant")
+		Expect(res.Observed).To(ContainElement(`the host took the device grant as "device_code" (the URN was answered unsupported_grant_type)`))
+		kept := resultOf(r.run, keptAtEnd)
+		Expect(kept.Observed).To(ContainElement(ContainSubstring("observed to live at least")))
+	})
+
+	It("pass every scenario on a fake that chooses differently where the source is silent", func() {
+		r := runOAuthFakeWith(fakehost.OAuthOptions{RegistrationLimit: 25, Other: true})
+		for _, res := range r.run.Results {
+			Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
+		}
+		res := resultOf(r.run, flow73+"An unknown device_code is refused as invalid_grant")
+		Expect(res.Observed).To(ContainElement(`the host took the device grant as "urn:ietf:params:oauth:grant-type:device_code" (advertised in grant_types_supported)`))
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
+	})
+
+	It("names the key to raise when every registration goes through unthrottled", func() {
+		r := runOAuthFake([]fakehost.OAuthBreak{fakehost.NeverThrottled})
+		d := resultOf(r.run, lim8+"A client that registers at every start is eventually throttled").Departure
+		Expect(d.Actual).To(ContainSubstring("went through unthrottled"))
+		Expect(d.Actual).To(ContainSubstring("raise registration_limit (now 40)"))
+	})
 
 	It("fails the instance-binding scenario when the target accepts the peer's credential", func() {
 		expectFailure(runOAuthFake(nil, fakehost.PeerCredentialAccepted),

@@ -449,11 +449,12 @@ func (st *State) toolTextShape(ctx context.Context, path string) error {
 		return err
 	}
 	text := strings.TrimSpace(tr.Text)
-	code, rest, ok := strings.Cut(text, ":")
+	code := errorCodePrefix(text)
+	rest := text[len(code):]
 	at := strings.Index(rest, path)
 	switch {
-	case !ok || !isErrorCode(code):
-		return st.depart("result text", "an error code first (e.g. AFS_FORBIDDEN:)", fmt.Sprintf("%q", text), st.reply.Last())
+	case code == "" || !isErrorCode(code):
+		return st.depart("result text", "an error code first (e.g. AFS_FORBIDDEN)", fmt.Sprintf("%q", text), st.reply.Last())
 	case at < 0:
 		return st.depart("result text", fmt.Sprintf("the path %s after the error code", path), fmt.Sprintf("%q", text), st.reply.Last())
 	case strings.Trim(rest[at+len(path):], " \t\n:;,.-") == "":
@@ -504,6 +505,15 @@ func (st *State) doesNotSucceed() error {
 	}
 	return st.depart("a closed path under another spelling (source 5.7: only the host's declaration opens a path)",
 		"a refusal of any kind, as for the path's canonical spelling", "success: "+abbreviate(tr.Text), st.reply.Last())
+}
+
+// errorCodePrefix returns the text's leading word, up to a colon or space:
+// the source puts the error code first but shows no separator after it.
+func errorCodePrefix(text string) string {
+	if i := strings.IndexAny(text, ": \t\n"); i >= 0 {
+		return text[:i]
+	}
+	return text
 }
 
 func isErrorCode(s string) bool {
