@@ -100,7 +100,8 @@ Feature: 5 Authentication
     And the tool result is an error
     And the tool result text is "AFS_FORBIDDEN: Forbidden at {paths.closed}: network clients cannot write base paths; use a resolver overlay or internal code"
 
-  @AUTH-6 @DIAG-4
+  # The provider's missing operation is, on most hosts, a privileged write.
+  @AUTH-6 @DIAG-4 @needs-credential
   Scenario: The path policy is decided before the provider
     Given a caller allowed to perform {paths.closed_unsupported.operation}
     When the caller attempts the operation {paths.closed_unsupported.operation} on {paths.closed_unsupported.path}
