@@ -17,15 +17,18 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/oauth2"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/signin"
+	"github.com/conform-mcp/conform/harness/target"
 )
 
 // Options configure one login.
@@ -124,22 +127,53 @@ func Run(ctx context.Context, o Options) (string, error) {
 	}
 	fmt.Fprintln(out, "Waiting for approval...")
 
-	// DeviceAccessToken waits the interval between polls, keeps polling on
-	// authorization_pending and adds 5 seconds on slow_down (RFC 8628 section 3.5).
-	tok, err := cfg.DeviceAccessToken(ctx, da)
+	access, err := poll(ctx, oauthclient.New(target, ep, hc).DeviceGrant(), da, st.ClientID)
 	if err != nil {
 		return "", fmt.Errorf("login: obtain the credential: %w", err)
 	}
-	if tok.AccessToken == "" {
-		return "", errors.New("login: the host answered without an access_token")
-	}
-	st.Credential = tok.AccessToken
+	st.Credential = access
 	states[target] = st
 	if err := save(dir, states); err != nil {
 		return "", err
 	}
 	fmt.Fprintf(out, "Signed in; the credential is stored in %s\n", filepath.Join(dir, stateFile))
-	return tok.AccessToken, nil
+	return access, nil
+}
+
+// poll asks for the device grant's token until the person approves: it waits
+// the interval between polls, keeps polling on authorization_pending and adds
+// 5 seconds on slow_down (RFC 8628 section 3.5). The grant goes by the name
+// the host takes (the source's device_code or RFC 8628's URN), which
+// x/oauth2's DeviceAccessToken cannot do: it sends only the URN.
+func poll(ctx context.Context, grant *oauthclient.DeviceGrant, da *oauth2.DeviceAuthResponse, clientID string) (string, error) {
+	interval := time.Duration(da.Interval) * time.Second
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	form := url.Values{"device_code": {da.DeviceCode}, "client_id": {clientID}}
+	for {
+		if !da.Expiry.IsZero() && time.Now().After(da.Expiry) {
+			return "", errors.New("the device code expired before the sign-in was approved; run conform login again")
+		}
+		if err := target.Sleep(ctx, interval); err != nil {
+			return "", err
+		}
+		r, err := grant.Token(ctx, form)
+		if err != nil {
+			return "", err
+		}
+		if tok, ok := r.String("access_token"); ok && r.Status == http.StatusOK && tok != "" {
+			return tok, nil
+		}
+		code, _ := r.String("error")
+		switch code {
+		case "authorization_pending":
+		case "slow_down":
+			interval += 5 * time.Second
+		default:
+			return "", fmt.Errorf("the token endpoint answered HTTP %d: %s", r.Status, strings.TrimSpace(string(r.Body)))
+		}
+	}
 }
 
 // StoredCredential returns the credential a previous login stored for the
