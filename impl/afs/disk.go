@@ -9,30 +9,39 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"slices"
-	"strings"
-	"sync"
 	"syscall"
+	"time"
 )
 
 // Disk is a directory on disk. Every access goes through an os.Root, so no
-// name, symlink included, reaches outside the directory; writes go to a
-// temporary file that is renamed into place, so a reader never sees half a
-// file.
+// name, symlink included, reaches outside the directory. Writes go to a
+// temporary file that is renamed (or, for create, linked) into place, so a
+// reader never sees half a file, and they never replace what the host's
+// operator put there that is not a regular file: a symlink, a device, a
+// named pipe (issue 8 item 11).
+//
+// Files and directories are created as any Unix program creates them,
+// 0666 and 0777 less the process umask; an overwrite keeps the mode of the
+// file it replaces.
 type Disk struct {
-	root *os.Root
-	// mu serialises writers so that create's existence check and append's
-	// read-modify-write are not raced by another writer.
-	mu sync.Mutex
+	root  *os.Root
+	locks pathLocks
+	cache dirCache
 }
 
 // tempPrefix marks files a write has not yet renamed into place; listings
 // hide them.
 const tempPrefix = ".afs-write-"
 
+// Modes asked for when creating; the umask takes its share.
+const (
+	dirMode  = 0o777
+	fileMode = 0o666
+)
+
 // NewDisk opens dir, creating it if needed.
 func NewDisk(dir string) (*Disk, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, dirMode); err != nil {
 		return nil, fmt.Errorf("disk provider: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
@@ -93,97 +102,152 @@ func (d *Disk) Stat(_ context.Context, name string) (Info, error) {
 	return infoOf(name, fi), nil
 }
 
-// List implements Lister. Entries that cannot be stat'ed through the root
-// (a symlink leading outside, a device) are left out.
-func (d *Disk) List(ctx context.Context, name string) ([]Info, error) {
-	info, err := d.Stat(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if info.Kind == KindFile {
-		return []Info{info}, nil
-	}
+// Names implements Lister. Names of entries a Stat would not show (a
+// symlink leading outside, a device) are returned all the same; the FS
+// stats only what it returns, and leaves out what fails.
+func (d *Disk) Names(_ context.Context, name string) ([]string, error) {
 	f, err := d.root.Open(rel(name))
 	if err != nil {
 		return nil, notExist(err)
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	slices.Sort(names)
-	out := make([]Info, 0, len(names))
-	for _, n := range names {
-		if strings.HasPrefix(n, tempPrefix) {
-			continue
-		}
-		child, err := d.Stat(ctx, join(name, n))
-		if err != nil {
-			continue
-		}
-		out = append(out, child)
+	if !info.IsDir() {
+		return nil, ErrNotExist
 	}
-	return out, nil
+	if names, ok := d.cache.get(name, info); ok {
+		return names, nil
+	}
+	readAt := time.Now()
+	names, err := readNames(f)
+	if err != nil {
+		return nil, err
+	}
+	d.cache.put(name, info, names, readAt)
+	return names, nil
 }
 
-// Read implements Reader.
-func (d *Disk) Read(ctx context.Context, name string) ([]byte, error) {
-	info, err := d.Stat(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if info.Kind == KindDirectory {
-		return nil, ErrIsDir
-	}
-	data, err := d.root.ReadFile(rel(name))
+// Open implements Reader. The file is opened without blocking and checked
+// afterwards, so a named pipe put in the tree never stalls a read.
+func (d *Disk) Open(_ context.Context, name string) (io.ReadSeekCloser, error) {
+	f, err := d.root.OpenFile(rel(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, notExist(err)
 	}
-	return data, nil
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, err
+	case fi.IsDir():
+		f.Close()
+		return nil, ErrIsDir
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, ErrNotExist
+	}
+	return f, nil
 }
 
-// Write implements Writer: the new content goes to a temporary file in the
-// same directory, which is synced and renamed over the target.
+// Write implements Writer. Writers of the same file take turns; writers of
+// different files do not wait for each other.
 func (d *Disk) Write(ctx context.Context, name string, data []byte, mode WriteMode) (Info, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock := d.locks.lock(name)
+	defer unlock()
 	target := rel(name)
 	dir := path.Dir(target)
-	if err := d.root.MkdirAll(dir, 0o755); err != nil {
+	if err := d.root.MkdirAll(dir, dirMode); err != nil {
 		return Info{}, notExist(err)
 	}
-	old, err := d.Stat(ctx, name)
+	// Lstat, not Stat: what matters is the entry itself, not what a link
+	// leads to.
+	old, err := d.root.Lstat(target)
 	found := err == nil
 	switch {
-	case err != nil && !errors.Is(err, ErrNotExist):
-		return Info{}, err
-	case found && old.Kind == KindDirectory:
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return Info{}, notExist(err)
+	case found && old.IsDir():
 		return Info{}, ErrIsDir
 	case found && mode == Create:
 		return Info{}, ErrExist
-	case found && mode == Append:
-		prev, err := d.root.ReadFile(target)
-		if err != nil {
-			return Info{}, notExist(err)
-		}
-		data = append(prev, data...)
+	case found && !old.Mode().IsRegular():
+		return Info{}, ErrNotRegular
+	case !found || mode == Create:
+		err = d.create(target, data)
+	case mode == Append:
+		err = d.append(target, data)
+	default:
+		err = d.replace(target, data, old.Mode().Perm())
 	}
-	tmp := path.Join(dir, tempPrefix+rand.Text())
-	if err := d.writeFile(tmp, data); err != nil {
+	if err != nil {
 		return Info{}, err
-	}
-	if err := d.root.Rename(tmp, target); err != nil {
-		_ = d.root.Remove(tmp)
-		return Info{}, notExist(err)
 	}
 	return d.Stat(ctx, name)
 }
 
-func (d *Disk) writeFile(name string, data []byte) error {
-	f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+// create puts a new file at target and fails with ErrExist if anything
+// is there by then: link(2) never replaces an entry.
+func (d *Disk) create(target string, data []byte) error {
+	tmp, err := d.writeTemp(target, data, fileMode)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = d.root.Remove(tmp) }()
+	if err := d.root.Link(tmp, target); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return ErrExist
+		}
+		return notExist(err)
+	}
+	return nil
+}
+
+// replace renames a new file over the regular file at target.
+func (d *Disk) replace(target string, data []byte, perm fs.FileMode) error {
+	tmp, err := d.writeTemp(target, data, perm)
+	if err != nil {
+		return err
+	}
+	if err := d.root.Rename(tmp, target); err != nil {
+		_ = d.root.Remove(tmp)
+		return notExist(err)
+	}
+	return nil
+}
+
+// append adds data at the end of the regular file at target in place: the
+// file is not read, and other files' writers do not wait. O_NONBLOCK makes
+// a named pipe swapped in since the Lstat fail instead of waiting.
+func (d *Disk) append(target string, data []byte) error {
+	f, err := d.root.OpenFile(target, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return notExist(err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = ErrNotRegular
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeTemp writes data to a new temporary file next to target.
+func (d *Disk) writeTemp(target string, data []byte, perm fs.FileMode) (string, error) {
+	name := path.Join(path.Dir(target), tempPrefix+rand.Text())
+	f, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return "", notExist(err)
 	}
 	_, werr := f.Write(data)
 	if werr == nil {
@@ -194,14 +258,15 @@ func (d *Disk) writeFile(name string, data []byte) error {
 	}
 	if werr != nil {
 		_ = d.root.Remove(name)
+		return "", werr
 	}
-	return werr
+	return name, nil
 }
 
 // Delete implements Deleter.
 func (d *Disk) Delete(ctx context.Context, name string) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	unlock := d.locks.lock(name)
+	defer unlock()
 	info, err := d.Stat(ctx, name)
 	if err != nil {
 		return err
@@ -220,5 +285,9 @@ func (d *Disk) Delete(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	return notExist(d.root.Remove(rel(name)))
+	err = d.root.Remove(rel(name))
+	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+		return ErrNotEmpty
+	}
+	return notExist(err)
 }

@@ -21,6 +21,7 @@ const (
 	CodeIsDirectory  Code = "AFS_IS_DIRECTORY"
 	CodeNotEmpty     Code = "AFS_NOT_EMPTY"
 	CodeMountPoint   Code = "AFS_MOUNT_POINT"
+	CodeNotRegular   Code = "AFS_NOT_REGULAR"
 	CodeIO           Code = "AFS_IO_ERROR"
 )
 
@@ -97,6 +98,10 @@ func notEmpty(p string) *Error {
 	return &Error{Code: CodeNotEmpty, Path: p, Text: fmt.Sprintf("Not empty at %s: delete removes files and empty directories only", p)}
 }
 
+func notRegular(p string, op Operation) *Error {
+	return &Error{Code: CodeNotRegular, Path: p, Text: fmt.Sprintf("Not a regular file at %s: %s never replaces a link or special file the host placed there", p, op)}
+}
+
 func mountPoint(p string, op Operation) *Error {
 	return &Error{Code: CodeMountPoint, Path: p, Text: fmt.Sprintf("Mount point at %s: %s cannot change the root of a mount", p, op)}
 }
@@ -115,4 +120,6 @@ var (
 	ErrExist    = errors.New("already exists")
 	ErrIsDir    = errors.New("is a directory")
 	ErrNotEmpty = errors.New("directory not empty")
+	// ErrNotRegular refuses to write over a symlink, device or named pipe.
+	ErrNotRegular = errors.New("not a regular file")
 )

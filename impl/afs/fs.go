@@ -3,7 +3,9 @@ package afs
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
+	"unicode/utf8"
 )
 
 // FS is the host's tree as network clients reach it. Every method takes the
@@ -14,11 +16,39 @@ import (
 type FS struct {
 	mounts mountTable
 	policy *Policy
+	limits Limits
+}
+
+// Limits bound what one call takes from the host, so that memory never
+// follows the size of a file a caller names (issue 8 item 10).
+type Limits struct {
+	// ReadBytes is the most one read returns; DefaultReadBytes when 0.
+	ReadBytes int
+	// SearchFileBytes is the largest file a search looks into; larger
+	// files are skipped and counted. DefaultSearchFileBytes when 0.
+	SearchFileBytes int64
+}
+
+// The default limits.
+const (
+	DefaultReadBytes       = 1 << 20
+	DefaultSearchFileBytes = 1 << 20
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.ReadBytes <= 0 {
+		l.ReadBytes = DefaultReadBytes
+	}
+	if l.SearchFileBytes <= 0 {
+		l.SearchFileBytes = DefaultSearchFileBytes
+	}
+	return l
 }
 
 // New returns the tree served by mounts, opened to network clients by the
-// networkRead rules and by the mounts declared as overlays.
-func New(mounts []Mount, networkRead []string) (*FS, error) {
+// networkRead rules and by the mounts declared as overlays, and bounded by
+// limits.
+func New(mounts []Mount, networkRead []string, limits Limits) (*FS, error) {
 	t, err := newMountTable(mounts)
 	if err != nil {
 		return nil, err
@@ -33,8 +63,11 @@ func New(mounts []Mount, networkRead []string) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FS{mounts: t, policy: pol}, nil
+	return &FS{mounts: t, policy: pol, limits: limits.withDefaults()}, nil
 }
+
+// Limits returns the bounds in force.
+func (f *FS) Limits() Limits { return f.limits }
 
 // Entry is one path in a result.
 type Entry struct {
@@ -86,6 +119,8 @@ func fail(p string, op Operation, err error) error {
 		return isDirectory(p, op)
 	case errors.Is(err, ErrNotEmpty):
 		return notEmpty(p)
+	case errors.Is(err, ErrNotRegular):
+		return notRegular(p, op)
 	}
 	return ioFailure(p, op)
 }
@@ -118,24 +153,88 @@ func (f *FS) Stat(ctx context.Context, p string) (Status, error) {
 	return st, nil
 }
 
-// Read returns the content of file p.
-func (f *FS) Read(ctx context.Context, p string) (Entry, []byte, error) {
+// Chunk is part of a file, afs_read's answer.
+type Chunk struct {
+	Entry
+	// Offset is where Data starts in the file.
+	Offset int64
+	// Data is the content read.
+	Data []byte
+	// More says that the file goes on after Data: the rest starts at
+	// Offset+len(Data).
+	More bool
+}
+
+// Read returns up to length bytes of file p from offset; length 0, or one
+// above the read limit, means the limit. A chunk that stops before the end
+// of the file never ends inside a UTF-8 sequence, so that reading a text
+// file chunk by chunk yields text.
+func (f *FS) Read(ctx context.Context, p string, offset int64, length int) (Chunk, error) {
 	n, err := f.admit(p, OpRead)
 	if err != nil {
-		return Entry{}, nil, err
+		return Chunk{}, err
 	}
 	found, err := f.mounts.lookup(ctx, n.path)
 	if err != nil {
-		return Entry{}, nil, fail(n.path, OpRead, err)
+		return Chunk{}, fail(n.path, OpRead, err)
 	}
 	if found.info.Kind == KindDirectory {
-		return Entry{}, nil, isDirectory(n.path, OpRead)
+		return Chunk{}, isDirectory(n.path, OpRead)
 	}
-	data, err := found.mount.Provider.(Reader).Read(ctx, found.name)
+	if length <= 0 || length > f.limits.ReadBytes {
+		length = f.limits.ReadBytes
+	}
+	data, err := readAt(ctx, found, max(offset, 0), length)
 	if err != nil {
-		return Entry{}, nil, fail(n.path, OpRead, err)
+		return Chunk{}, fail(n.path, OpRead, err)
 	}
-	return entryOf(found), data, nil
+	c := Chunk{Entry: entryOf(found), Offset: max(offset, 0), Data: data}
+	if len(data) > length {
+		c.Data, c.More = data[:length], true
+		if cut := partialRune(c.Data); cut < len(c.Data) {
+			c.Data = c.Data[:len(c.Data)-cut]
+		}
+	}
+	return c, nil
+}
+
+// readAt reads up to length+1 bytes of n from offset: the extra byte tells
+// whether the file goes on. The buffer is sized by the file's size when
+// that is smaller, so a small file costs a small buffer.
+func readAt(ctx context.Context, n node, offset int64, length int) ([]byte, error) {
+	r, err := n.mount.Provider.(Reader).Open(ctx, n.name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if _, err := r.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	size := int64(length) + 1
+	if rest := n.info.Size - offset + 1; rest >= 1 && rest < size {
+		size = rest
+	}
+	buf := make([]byte, size)
+	k, err := io.ReadFull(r, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return buf[:k], nil
+}
+
+// partialRune returns how many bytes at the end of b are the start of a
+// UTF-8 sequence that b cuts short (0 when none).
+func partialRune(b []byte) int {
+	for i := 1; i <= utf8.UTFMax && i <= len(b); i++ {
+		c := b[len(b)-i]
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-i:]) {
+				return 0
+			}
+			return i
+		}
+	}
+	return 0
 }
 
 // Write stores data at p as mode says.

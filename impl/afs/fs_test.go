@@ -25,7 +25,7 @@ func demoFS() *afs.FS {
 		{Path: "/base", Provider: baseTree},
 		{Path: "/overlay", Provider: disk, Overlay: true},
 		{Path: "/overlay/readonly", Provider: afs.ReadOnly(about), Overlay: true},
-	}, []string{"/public"})
+	}, []string{"/public"}, afs.Limits{})
 	Expect(err).NotTo(HaveOccurred())
 	return fsys
 }
@@ -42,7 +42,7 @@ var _ = Describe("FS", func() {
 			Expect(err).To(MatchError("AFS_FORBIDDEN: Forbidden at /base/notes.txt: network clients cannot write base paths; use a resolver overlay or internal code"))
 		})
 		It("refuses a read of a base path", func() {
-			_, _, err := fsys.Read(ctx, "/base/notes.txt")
+			_, err := fsys.Read(ctx, "/base/notes.txt", 0, 0)
 			Expect(err).To(MatchError("AFS_FORBIDDEN: Forbidden at /base/notes.txt: network clients cannot read base paths; declare a networkRead rule or use an overlay"))
 		})
 		It("refuses a list of a base path", func() {
@@ -73,18 +73,18 @@ var _ = Describe("FS", func() {
 			Expect(afs.CodeOf(err)).To(Equal(afs.CodeForbidden))
 		})
 		It("judges the canonical path, whatever the spelling", func() {
-			_, _, err := fsys.Read(ctx, "//base//notes.txt/")
+			_, err := fsys.Read(ctx, "//base//notes.txt/", 0, 0)
 			Expect(err).To(MatchError(ContainSubstring("AFS_FORBIDDEN: Forbidden at /base/notes.txt:")))
-			_, _, err = fsys.Read(ctx, "/public/../base/notes.txt")
+			_, err = fsys.Read(ctx, "/public/../base/notes.txt", 0, 0)
 			Expect(afs.CodeOf(err)).To(Equal(afs.CodeInvalidPath))
-			_, _, err = fsys.Read(ctx, "/public/%2e%2e/base/notes.txt")
+			_, err = fsys.Read(ctx, "/public/%2e%2e/base/notes.txt", 0, 0)
 			Expect(err).To(MatchError("AFS_NOT_FOUND: Path not found: /public/%2e%2e/base/notes.txt"))
 		})
 	})
 
 	Describe("open paths", func() {
 		It("answers AFS_NOT_FOUND for a missing opened path", func() {
-			_, _, err := fsys.Read(ctx, "/public/no-such-file")
+			_, err := fsys.Read(ctx, "/public/no-such-file", 0, 0)
 			Expect(err).To(MatchError("AFS_NOT_FOUND: Path not found: /public/no-such-file"))
 		})
 		It("names the missing path when a stat finds nothing", func() {
@@ -92,13 +92,14 @@ var _ = Describe("FS", func() {
 			Expect(err).To(MatchError("AFS_NOT_FOUND: Path not found: /public/no-such-file"))
 		})
 		It("reads an opened file", func() {
-			e, data, err := fsys.Read(ctx, "/public/readme.md")
+			c, err := fsys.Read(ctx, "/public/readme.md", 0, 0)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(string(data)).To(HavePrefix("# Readme"))
-			Expect(e.Kind).To(Equal(afs.KindFile))
+			Expect(string(c.Data)).To(HavePrefix("# Readme"))
+			Expect(c.Kind).To(Equal(afs.KindFile))
+			Expect(c.More).To(BeFalse())
 		})
 		It("refuses to read a directory", func() {
-			_, _, err := fsys.Read(ctx, "/public/guide")
+			_, err := fsys.Read(ctx, "/public/guide", 0, 0)
 			Expect(err).To(MatchError("AFS_IS_DIRECTORY: Is a directory at /public/guide: read needs a file"))
 		})
 		It("stats with capabilities and the operations gate 3 opens", func() {
@@ -135,9 +136,9 @@ var _ = Describe("FS", func() {
 			Expect(err).NotTo(HaveOccurred())
 			_, err = fsys.Write(ctx, "/overlay/scratch.txt", []byte("b"), afs.Append)
 			Expect(err).NotTo(HaveOccurred())
-			_, data, err := fsys.Read(ctx, "/overlay/scratch.txt")
+			c, err := fsys.Read(ctx, "/overlay/scratch.txt", 0, 0)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(string(data)).To(Equal("ab"))
+			Expect(string(c.Data)).To(Equal("ab"))
 			_, err = fsys.Write(ctx, "/overlay/scratch.txt", []byte("c"), afs.Create)
 			Expect(err).To(MatchError("AFS_EXISTS: Already exists at /overlay/scratch.txt: mode create never replaces a file"))
 			Expect(fsys.Delete(ctx, "/overlay/scratch.txt")).To(Succeed())

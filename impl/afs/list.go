@@ -24,6 +24,9 @@ type ListOptions struct {
 	Pattern string
 	// Limit is the most entries returned.
 	Limit int
+	// Cursor, when set, is the path of the last entry of the previous page:
+	// the listing starts after it.
+	Cursor string
 }
 
 // Listing is afs_list's answer.
@@ -31,11 +34,19 @@ type Listing struct {
 	Path      string  `json:"path"`
 	Entries   []Entry `json:"entries"`
 	Truncated bool    `json:"truncated"`
+	// NextCursor, when the listing is truncated, is the Cursor that asks
+	// for the next page.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// List returns the entries beneath p. Only entries that gate 3 lets network
+// List returns the entries beneath p, in depth-first order with the
+// children of each directory by name. Only entries that gate 3 lets network
 // clients stat are shown, and only directories it lets them list are
 // descended, so a listing never reveals a closed path (source 7.4).
+//
+// It costs what it returns: names are read, sorted and filtered first, and
+// only the entries shown (and one more, to know whether the listing is
+// truncated) are looked at (issue 9).
 func (f *FS) List(ctx context.Context, p string, opts ListOptions) (Listing, error) {
 	n, err := f.admit(p, OpList)
 	if err != nil {
@@ -56,45 +67,86 @@ func (f *FS) List(ctx context.Context, p string, opts ListOptions) (Listing, err
 	if opts.Limit <= 0 {
 		opts.Limit = DefaultListLimit
 	}
-	err = f.walk(ctx, root, opts.Depth, func(e node) bool {
-		if !f.policy.Decide(e.path).Open.Has(OpStat) {
-			return true
+	w := walker{fs: f, depth: opts.Depth, cursor: opts.Cursor}
+	w.choose = func(p, name string) bool {
+		if !f.policy.Decide(p).Open.Has(OpStat) {
+			return false
 		}
-		if opts.Pattern != "" {
-			if ok, _ := path.Match(opts.Pattern, e.info.Name); !ok {
-				return true
-			}
-		}
+		ok, _ := path.Match(opts.Pattern, name)
+		return opts.Pattern == "" || ok
+	}
+	w.visit = func(e node) bool {
 		if len(l.Entries) == opts.Limit {
 			l.Truncated = true
+			l.NextCursor = l.Entries[len(l.Entries)-1].Path
 			return false
 		}
 		l.Entries = append(l.Entries, entryOf(e))
 		return true
-	})
-	if err != nil && !errors.Is(err, errStop) {
+	}
+	if err := w.walk(ctx, root, opts.Depth, opts.Cursor); err != nil && !errors.Is(err, errStop) {
 		return Listing{}, fail(n.path, OpList, err)
 	}
 	return l, nil
 }
 
-// walk visits the entries beneath directory dir, depth levels deep, in
-// name order, until visit returns false. It descends only into directories
-// that gate 3 opens for listing and whose provider lists.
-func (f *FS) walk(ctx context.Context, dir node, depth int, visit func(node) bool) error {
-	children, err := f.children(ctx, dir)
+// walker visits the entries beneath a directory in depth-first order, the
+// children of each directory by name. It looks at (stats) an entry only
+// when choose picks it for visit, or when it may have to descend into it.
+type walker struct {
+	fs    *FS
+	depth int
+	// cursor, when set, is a path: the walk starts right after it.
+	cursor string
+	// choose says, from the path and name alone, whether visit sees the
+	// entry.
+	choose func(p, name string) bool
+	// visit receives each chosen entry that exists; false ends the walk.
+	visit func(node) bool
+}
+
+// errStop ends a walk early; it never leaves this package's walks.
+var errStop = errors.New("walk stopped")
+
+// walk visits dir's children, descending depth-1 more levels into the
+// directories gate 3 opens for listing and whose provider lists. after,
+// when within dir, is the cursor still to be passed.
+func (w *walker) walk(ctx context.Context, dir node, depth int, after string) error {
+	names, err := w.fs.names(ctx, dir)
 	if err != nil {
 		return err
 	}
-	for _, c := range children {
+	start := 0
+	if after != "" && after != dir.path && Within(after, dir.path) {
+		first, _, _ := strings.Cut(strings.TrimPrefix(after[len(dir.path):], "/"), "/")
+		start, _ = slices.BinarySearch(names, first)
+	}
+	for _, name := range names[start:] {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !visit(c) {
+		p := join(dir.path, name)
+		// Before the cursor's own entry comes nothing; at it, only what
+		// lies beneath it is left to show.
+		passed := after == "" || !Within(after, p)
+		chosen := passed && w.choose(p, name)
+		descend := depth > 1 && w.fs.policy.Decide(p).Open.Has(OpList)
+		if !chosen && !descend {
+			continue
+		}
+		c, err := w.fs.mounts.lookup(ctx, p)
+		if err != nil {
+			continue
+		}
+		if chosen && !w.visit(c) {
 			return errStop
 		}
-		if c.info.Kind == KindDirectory && depth > 1 && f.policy.Decide(c.path).Open.Has(OpList) && c.caps().Has(OpList) {
-			if err := f.walk(ctx, c, depth-1, visit); err != nil {
+		if descend && c.info.Kind == KindDirectory && c.caps().Has(OpList) {
+			next := ""
+			if !passed && after != p {
+				next = after
+			}
+			if err := w.walk(ctx, c, depth-1, next); err != nil {
 				return err
 			}
 		}
@@ -102,45 +154,25 @@ func (f *FS) walk(ctx context.Context, dir node, depth int, visit func(node) boo
 	return nil
 }
 
-// errStop ends a walk early; it never leaves this package's walks.
-var errStop = errors.New("walk stopped")
-
-func sortNodes(ns []node) {
-	slices.SortFunc(ns, func(a, b node) int { return strings.Compare(a.info.Name, b.info.Name) })
-}
-
-// children lists directory dir: its provider's entries merged with the
-// mount points beneath it.
-func (f *FS) children(ctx context.Context, dir node) ([]node, error) {
-	var out []node
-	seen := map[string]bool{}
+// names returns the names of directory dir's children, sorted: its
+// provider's names merged with the mount points beneath it. A name a nested
+// mount shadows appears once, as that mount.
+func (f *FS) names(ctx context.Context, dir node) ([]string, error) {
+	mounted := f.mounts.childMounts(dir.path)
+	var names []string
 	if dir.mount != nil {
 		if l, ok := dir.mount.Provider.(Lister); ok {
-			infos, err := l.List(ctx, dir.name)
-			if err != nil && len(f.mounts.childMounts(dir.path)) == 0 {
+			got, err := l.Names(ctx, dir.name)
+			if err != nil && len(mounted) == 0 {
 				return nil, err
 			}
-			for _, info := range infos {
-				p := join(dir.path, info.Name)
-				m, name, _ := f.mounts.of(p)
-				if m != dir.mount {
-					continue // shadowed by a nested mount, listed below
-				}
-				seen[info.Name] = true
-				out = append(out, node{path: p, mount: m, name: name, info: info})
-			}
+			names = got
 		}
 	}
-	for _, name := range f.mounts.childMounts(dir.path) {
-		if seen[name] {
-			continue
-		}
-		c, err := f.mounts.lookup(ctx, join(dir.path, name))
-		if err != nil {
-			continue
-		}
-		out = append(out, c)
+	if len(mounted) == 0 {
+		return names, nil
 	}
-	sortNodes(out)
-	return out, nil
+	all := append(slices.Clone(names), mounted...)
+	slices.Sort(all)
+	return slices.Compact(all), nil
 }

@@ -1,8 +1,10 @@
 package afs
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -16,9 +18,14 @@ type Memory struct {
 	mu    sync.RWMutex
 	files map[string]memFile // canonical relative path -> file
 	dirs  map[string]time.Time
-	now   func() time.Time
+	// kids indexes each directory's children by name, so that listing a
+	// directory costs its own size, not the whole tree's.
+	kids map[string]map[string]struct{}
+	now  func() time.Time
 }
 
+// memFile is one file. Its data is never changed in place (a write stores
+// a new slice), so an open reader can share it.
 type memFile struct {
 	data     []byte
 	modified time.Time
@@ -27,7 +34,7 @@ type memFile struct {
 // NewMemory returns a tree holding files, keyed by path relative to the
 // mount ("readme.md", "docs/a.md" or "/docs/a.md"), all dated now.
 func NewMemory(files map[string]string, now func() time.Time) (*Memory, error) {
-	m := &Memory{files: map[string]memFile{}, dirs: map[string]time.Time{"/": now()}, now: now}
+	m := &Memory{files: map[string]memFile{}, dirs: map[string]time.Time{"/": now()}, kids: map[string]map[string]struct{}{}, now: now}
 	for name, content := range files {
 		p, err := Canonical("/" + strings.TrimPrefix(name, "/"))
 		if err != nil {
@@ -37,6 +44,7 @@ func NewMemory(files map[string]string, now func() time.Time) (*Memory, error) {
 			return nil, fmt.Errorf("memory file %q: a file needs a name", name)
 		}
 		m.files[p] = memFile{data: []byte(content), modified: now()}
+		m.link(p)
 		m.addParents(p)
 	}
 	for p := range m.files {
@@ -51,10 +59,31 @@ func (m *Memory) addParents(p string) {
 	for dir := parent(p); ; dir = parent(dir) {
 		if _, ok := m.dirs[dir]; !ok {
 			m.dirs[dir] = m.now()
+			m.link(dir)
 		}
 		if dir == "/" {
 			return
 		}
+	}
+}
+
+// link records p as a child of its directory; unlink forgets it.
+func (m *Memory) link(p string) {
+	if p == "/" {
+		return
+	}
+	dir := parent(p)
+	if m.kids[dir] == nil {
+		m.kids[dir] = map[string]struct{}{}
+	}
+	m.kids[dir][base(p)] = struct{}{}
+}
+
+func (m *Memory) unlink(p string) {
+	dir := parent(p)
+	delete(m.kids[dir], base(p))
+	if len(m.kids[dir]) == 0 {
+		delete(m.kids, dir)
 	}
 }
 
@@ -89,45 +118,33 @@ func (m *Memory) stat(name string) (Info, error) {
 	return Info{}, ErrNotExist
 }
 
-// List implements Lister.
-func (m *Memory) List(_ context.Context, name string) ([]Info, error) {
+// Names implements Lister.
+func (m *Memory) Names(_ context.Context, name string) ([]string, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	info, err := m.stat(name)
-	if err != nil {
-		return nil, err
+	if _, ok := m.dirs[name]; !ok {
+		return nil, ErrNotExist
 	}
-	if info.Kind == KindFile {
-		return []Info{info}, nil
-	}
-	var out []Info
-	for _, p := range slices.Sorted(maps.Keys(m.files)) {
-		if parent(p) == name {
-			f := m.files[p]
-			out = append(out, Info{Name: base(p), Kind: KindFile, Size: int64(len(f.data)), Modified: f.modified})
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(m.dirs)) {
-		if p != "/" && parent(p) == name {
-			out = append(out, Info{Name: base(p), Kind: KindDirectory, Modified: m.dirs[p]})
-		}
-	}
-	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return slices.Sorted(maps.Keys(m.kids[name])), nil
 }
 
-// Read implements Reader.
-func (m *Memory) Read(_ context.Context, name string) ([]byte, error) {
+// Open implements Reader.
+func (m *Memory) Open(_ context.Context, name string) (io.ReadSeekCloser, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if f, ok := m.files[name]; ok {
-		return slices.Clone(f.data), nil
+		return memReader{bytes.NewReader(f.data)}, nil
 	}
 	if _, ok := m.dirs[name]; ok {
 		return nil, ErrIsDir
 	}
 	return nil, ErrNotExist
 }
+
+// memReader is an open memory file; closing it has nothing to release.
+type memReader struct{ *bytes.Reader }
+
+func (memReader) Close() error { return nil }
 
 // Write implements Writer.
 func (m *Memory) Write(_ context.Context, name string, data []byte, mode WriteMode) (Info, error) {
@@ -152,6 +169,7 @@ func (m *Memory) Write(_ context.Context, name string, data []byte, mode WriteMo
 	}
 	f := memFile{data: data, modified: m.now()}
 	m.files[name] = f
+	m.link(name)
 	m.addParents(name)
 	return Info{Name: base(name), Kind: KindFile, Size: int64(len(data)), Modified: f.modified}, nil
 }
@@ -162,21 +180,16 @@ func (m *Memory) Delete(_ context.Context, name string) error {
 	defer m.mu.Unlock()
 	if _, ok := m.files[name]; ok {
 		delete(m.files, name)
+		m.unlink(name)
 		return nil
 	}
 	if _, ok := m.dirs[name]; !ok {
 		return ErrNotExist
 	}
-	for p := range m.files {
-		if Within(p, name) {
-			return ErrNotEmpty
-		}
-	}
-	for p := range m.dirs {
-		if p != name && Within(p, name) {
-			return ErrNotEmpty
-		}
+	if len(m.kids[name]) > 0 {
+		return ErrNotEmpty
 	}
 	delete(m.dirs, name)
+	m.unlink(name)
 	return nil
 }

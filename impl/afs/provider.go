@@ -2,6 +2,7 @@ package afs
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -40,14 +41,23 @@ type Provider interface {
 	String() string
 }
 
-// Lister is a provider that can list a directory's children.
+// Lister is a provider that can list a directory's children. It returns
+// names only: the FS filters them and stats only the entries it returns, so
+// a listing costs what it returns (issue 9).
 type Lister interface {
-	List(ctx context.Context, name string) ([]Info, error)
+	// Names returns the names of the children of directory name, sorted,
+	// or fails with ErrNotExist when name is not a directory. The caller
+	// does not change the slice, so a provider may hand out a cached one.
+	Names(ctx context.Context, name string) ([]string, error)
 }
 
-// Reader is a provider that can return a file's content.
+// Reader is a provider that can return a file's content. It hands out an
+// open file rather than the bytes, so that a read takes the part it was
+// asked for and a search streams, whatever the size of the file.
 type Reader interface {
-	Read(ctx context.Context, name string) ([]byte, error)
+	// Open opens file name for reading; the caller closes it. A directory
+	// fails with ErrIsDir.
+	Open(ctx context.Context, name string) (io.ReadSeekCloser, error)
 }
 
 // WriteMode says what afs_write does with an existing file.

@@ -1,6 +1,9 @@
 package afs
 
-import "context"
+import (
+	"context"
+	"io"
+)
 
 // ReadableProvider is a provider that lists and reads.
 type ReadableProvider interface {
@@ -17,10 +20,10 @@ func ReadOnly(p ReadableProvider) Provider { return readOnly{p} }
 type readOnly struct{ p ReadableProvider }
 
 func (r readOnly) Stat(ctx context.Context, name string) (Info, error) { return r.p.Stat(ctx, name) }
-func (r readOnly) List(ctx context.Context, name string) ([]Info, error) {
-	return r.p.List(ctx, name)
+func (r readOnly) Names(ctx context.Context, name string) ([]string, error) {
+	return r.p.Names(ctx, name)
 }
-func (r readOnly) Read(ctx context.Context, name string) ([]byte, error) {
-	return r.p.Read(ctx, name)
+func (r readOnly) Open(ctx context.Context, name string) (io.ReadSeekCloser, error) {
+	return r.p.Open(ctx, name)
 }
 func (r readOnly) String() string { return r.p.String() + " (read-only)" }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,11 +33,18 @@ type SearchResult struct {
 	Query     string  `json:"query"`
 	Matches   []Match `json:"matches"`
 	Truncated bool    `json:"truncated"`
+	// Skipped counts the files larger than the search limit, whose names
+	// were searched but not their content.
+	Skipped int `json:"skipped,omitempty"`
+	// FileLimit is that limit in bytes.
+	FileLimit int64 `json:"file_limit"`
 }
 
 // Search looks for query, case-insensitively, in the names and text content
 // of p and everything beneath it. Like List, it only looks at entries gate 3
-// opens to network clients for search.
+// opens to network clients for search. Files are streamed line by line, and
+// files larger than the search limit are skipped, so that memory never
+// follows the size of the tree (issue 8 item 10).
 func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResult, error) {
 	n, err := f.admit(p, OpSearch)
 	if err != nil {
@@ -49,8 +57,8 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
-	res := SearchResult{Path: n.path, Query: query, Matches: []Match{}}
-	needle := strings.ToLower(query)
+	res := SearchResult{Path: n.path, Query: query, Matches: []Match{}, FileLimit: f.limits.SearchFileBytes}
+	needle := []byte(strings.ToLower(query))
 	add := func(m Match) bool {
 		if len(res.Matches) == limit {
 			res.Truncated = true
@@ -60,13 +68,14 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 		return true
 	}
 	visit := func(e node) bool {
-		if !f.policy.Decide(e.path).Open.Has(OpSearch) {
-			return true
-		}
-		if strings.Contains(strings.ToLower(e.info.Name), needle) && !add(Match{Path: e.path, Text: e.info.Name}) {
+		if bytes.Contains([]byte(strings.ToLower(e.info.Name)), needle) && !add(Match{Path: e.path, Text: e.info.Name}) {
 			return false
 		}
 		if e.info.Kind != KindFile || !e.caps().Has(OpRead) {
+			return true
+		}
+		if e.info.Size > f.limits.SearchFileBytes {
+			res.Skipped++
 			return true
 		}
 		return f.searchFile(ctx, e, needle, add)
@@ -75,30 +84,46 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 		visit(root)
 		return res, nil
 	}
-	if err := f.walk(ctx, root, maxSearchDepth, visit); err != nil && !errors.Is(err, errStop) {
+	w := walker{fs: f, choose: func(p, _ string) bool { return f.policy.Decide(p).Open.Has(OpSearch) }, visit: visit}
+	if err := w.walk(ctx, root, maxSearchDepth, ""); err != nil && !errors.Is(err, errStop) {
 		return SearchResult{}, fail(n.path, OpSearch, err)
 	}
 	return res, nil
 }
 
-// searchFile adds the lines of text file e that contain needle; binary
-// content is skipped. It returns false once add refuses.
-func (f *FS) searchFile(ctx context.Context, e node, needle string, add func(Match) bool) bool {
-	data, err := e.mount.Provider.(Reader).Read(ctx, e.name)
-	if err != nil || !utf8.Valid(data) {
+// sniffBytes is how much of a file decides whether it is text.
+const sniffBytes = 8 << 10
+
+// searchFile adds the lines of text file e that contain needle, reading it
+// line by line; content that is not UTF-8 is binary and ends the file's
+// search. It returns false once add refuses.
+func (f *FS) searchFile(ctx context.Context, e node, needle []byte, add func(Match) bool) bool {
+	r, err := e.mount.Provider.(Reader).Open(ctx, e.name)
+	if err != nil {
 		return true
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, len(data)+1)
+	defer r.Close()
+	// The file may have grown since it was looked at; read no more than
+	// the limit all the same.
+	br := bufio.NewReader(io.LimitReader(r, f.limits.SearchFileBytes))
+	head, _ := br.Peek(sniffBytes)
+	if !utf8.Valid(head[:len(head)-partialRune(head)]) {
+		return true
+	}
+	sc := bufio.NewScanner(br)
+	sc.Buffer(make([]byte, 0, min(f.limits.SearchFileBytes, 64<<10)+1), int(f.limits.SearchFileBytes)+1)
 	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		if !strings.Contains(strings.ToLower(text), needle) {
+		text := sc.Bytes()
+		if !utf8.Valid(text) {
+			return true
+		}
+		if !bytes.Contains(bytes.ToLower(text), needle) {
 			continue
 		}
 		if len(text) > maxSearchLine {
-			text = strings.ToValidUTF8(text[:maxSearchLine], "")
+			text = text[:maxSearchLine]
 		}
-		if !add(Match{Path: e.path, Line: line, Text: text}) {
+		if !add(Match{Path: e.path, Line: line, Text: strings.ToValidUTF8(string(text), "")}) {
 			return false
 		}
 	}

@@ -29,7 +29,23 @@ type Config struct {
 	NetworkRead []string `yaml:"networkRead"`
 	// Collections are the content collections; none means no content tools.
 	Collections []Collection `yaml:"collections"`
+	// Limits bound what one call may take from the host.
+	Limits Limits `yaml:"limits"`
 }
+
+// Limits bound what one tool call takes, so that memory never follows the
+// size of a file a caller names. Zero means the default.
+type Limits struct {
+	// ReadBytes is the most afs_read (and get_content) returns at once;
+	// the rest is read with an offset. Default 1 MiB.
+	ReadBytes int `yaml:"read_bytes"`
+	// SearchFileBytes is the largest file whose content afs_search reads;
+	// larger files are skipped and counted. Default 1 MiB.
+	SearchFileBytes int64 `yaml:"search_file_bytes"`
+}
+
+// MaxLimitBytes caps both limits: one call never holds more than this.
+const MaxLimitBytes = 64 << 20
 
 // Provider kinds a mount can use.
 const (

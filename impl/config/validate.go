@@ -22,6 +22,12 @@ func (c Config) Validate() error {
 			bad("public_url %q: must be an absolute http or https URL without query or fragment", c.PublicURL)
 		}
 	}
+	if c.Limits.ReadBytes < 0 || c.Limits.ReadBytes > MaxLimitBytes {
+		bad("limits.read_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.ReadBytes, MaxLimitBytes)
+	}
+	if c.Limits.SearchFileBytes < 0 || c.Limits.SearchFileBytes > MaxLimitBytes {
+		bad("limits.search_file_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.SearchFileBytes, MaxLimitBytes)
+	}
 	if len(c.Mounts) == 0 {
 		bad("mounts: at least one mount is needed")
 	}

@@ -49,6 +49,9 @@ type Item struct {
 	ID         string `json:"id"`
 	Path       string `json:"path"`
 	Size       int64  `json:"size"`
+	// Truncated says that get_content returned only the first part of the
+	// item: the host's read limit (issue 8 item 10).
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // Hit is one search match in an item: its name (Line 0) or one of its lines.
@@ -138,7 +141,7 @@ func (l *Library) Search(ctx context.Context, query, collection string) ([]Hit, 
 	return hits, nil
 }
 
-// Get returns one item and its text. The id is a path relative to the
+// Get returns one item and its text, at most the host's read limit of it. The id is a path relative to the
 // collection and is canonicalised like any path, so it cannot leave it.
 func (l *Library) Get(ctx context.Context, collection, id string) (Item, string, error) {
 	if collection == "" {
@@ -153,12 +156,14 @@ func (l *Library) Get(ctx context.Context, collection, id string) (Item, string,
 	if err != nil || rel == "/" {
 		return Item{}, "", notFound(c.Name, id)
 	}
-	entry, data, err := l.fs.Read(ctx, c.Path+rel)
+	chunk, err := l.fs.Read(ctx, c.Path+rel, 0, 0)
 	if afs.CodeOf(err) == afs.CodeNotFound || afs.CodeOf(err) == afs.CodeIsDirectory {
 		return Item{}, "", notFound(c.Name, id)
 	}
 	if err != nil {
 		return Item{}, "", err
 	}
-	return itemOf(c, entry), string(data), nil
+	it := itemOf(c, chunk.Entry)
+	it.Truncated = chunk.More
+	return it, string(chunk.Data), nil
 }

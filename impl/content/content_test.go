@@ -18,7 +18,7 @@ var _ = Describe("Library", func() {
 		Expect(err).NotTo(HaveOccurred())
 		secret, err := afs.NewMemory(map[string]string{"s.md": "secret"}, time.Now)
 		Expect(err).NotTo(HaveOccurred())
-		fsys, err := afs.New([]afs.Mount{{Path: "/docs", Provider: docs}, {Path: "/secret", Provider: secret}}, []string{"/docs"})
+		fsys, err := afs.New([]afs.Mount{{Path: "/docs", Provider: docs}, {Path: "/secret", Provider: secret}}, []string{"/docs"}, afs.Limits{})
 		Expect(err).NotTo(HaveOccurred())
 		lib = content.NewLibrary(fsys, []content.Collection{{Name: "docs", Path: "/docs"}, {Name: "secret", Path: "/secret"}})
 	})

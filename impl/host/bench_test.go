@@ -87,7 +87,7 @@ func ungatedSDK(b *testing.B) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fsys, err := afs.New([]afs.Mount{{Path: "/public", Provider: afs.ReadOnly(mem)}}, []string{"/public"})
+	fsys, err := afs.New([]afs.Mount{{Path: "/public", Provider: afs.ReadOnly(mem)}}, []string{"/public"}, afs.Limits{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -220,7 +220,7 @@ var _ = Describe("Reference host over raw HTTP", func() {
 		Entry("no arguments", "afs_stat", nil, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_stat: path is required"),
 		Entry("path of the wrong type", "afs_read", map[string]any{"path": 42}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: path must be a string"),
 		Entry("arguments not an object", "afs_read", []string{"/public"}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: arguments must be a JSON object"),
-		Entry("unknown argument", "afs_read", map[string]any{"path": "/public", "force": true}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: unknown argument force (known: path)"),
+		Entry("unknown argument", "afs_read", map[string]any{"path": "/public", "force": true}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: unknown argument force (known: path, offset, length)"),
 		Entry("depth out of range", "afs_list", map[string]any{"path": "/public", "depth": 0}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_list: depth must be between 1 and 32"),
 		Entry("fractional limit", "afs_list", map[string]any{"path": "/public", "limit": 1.5}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_list: limit must be an integer"),
 		Entry("bad glob", "afs_list", map[string]any{"path": "/public", "pattern": "[a"}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_list: pattern is not a valid glob"),
@@ -228,6 +228,9 @@ var _ = Describe("Reference host over raw HTTP", func() {
 		Entry("write without content", "afs_write", map[string]any{"path": "/overlay/x"}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_write: content is required"),
 		Entry("empty query", "afs_search", map[string]any{"path": "/public", "query": ""}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_search: query must not be empty"),
 		Entry("args of the wrong type", "afs_exec", map[string]any{"path": "/overlay/x", "args": "ls"}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_exec: args must be an array of strings"),
+		Entry("negative offset", "afs_read", map[string]any{"path": "/public/readme.md", "offset": -1}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: offset must be between 0 and 9223372036854775807"),
+		Entry("length over the read limit", "afs_read", map[string]any{"path": "/public/readme.md", "length": 1<<20 + 1}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_read: length must be between 1 and 1048576"),
+		Entry("a cursor that is no path", "afs_list", map[string]any{"path": "/public", "cursor": "page-2"}, "AFS_INVALID_ARGUMENT: Invalid arguments for afs_list: cursor must be the next_cursor of a previous listing"),
 		Entry("NUL in the path", "afs_read", map[string]any{"path": "/public/a\x00b"}, "AFS_INVALID_PATH: Invalid path: /public/a\x00b: the path contains a NUL byte"),
 	)
 
@@ -295,5 +298,50 @@ var _ = Describe("host.New", func() {
 		dir := GinkgoT().TempDir()
 		startHost(defaultConfig(), dir)
 		Expect(filepath.Join(dir, "overlay")).To(BeADirectory())
+	})
+})
+
+var _ = Describe("Bounded reads and paged listings over the wire (issue 8 item 10, issue 9 item 4)", func() {
+	var srv *httptest.Server
+
+	BeforeEach(func() {
+		cfg := defaultConfig()
+		cfg.Limits = config.Limits{ReadBytes: 8, SearchFileBytes: 16}
+		dataDir := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(dataDir, "overlay", "many"), 0o700)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dataDir, "overlay", "long.txt"), []byte("0123456789abcdefghij needle"), 0o600)).To(Succeed())
+		for _, name := range []string{"a", "b", "c"} {
+			Expect(os.WriteFile(filepath.Join(dataDir, "overlay", "many", name), nil, 0o600)).To(Succeed())
+		}
+		srv = startHost(cfg, dataDir)
+	})
+
+	It("reads a file in parts and says where each part ends", func() {
+		r := callTool(srv, "", "afs_read", map[string]any{"path": "/overlay/long.txt"})
+		Expect(text(r)).To(Equal("01234567"))
+		Expect(r.Content).To(HaveLen(2))
+		Expect(r.Content[1].Text).To(Equal("Truncated: bytes 0 to 8 of 27; call afs_read with offset 8 to read on"))
+		Expect(r.StructuredContent).To(HaveKeyWithValue("truncated", true))
+		Expect(r.StructuredContent).To(HaveKeyWithValue("next_offset", BeEquivalentTo(8)))
+
+		r = callTool(srv, "", "afs_read", map[string]any{"path": "/overlay/long.txt", "offset": 24})
+		Expect(text(r)).To(Equal("dle"))
+		Expect(r.Content).To(HaveLen(1))
+		Expect(r.StructuredContent).To(HaveKeyWithValue("truncated", false))
+	})
+
+	It("searches files within the limit and counts the others", func() {
+		// long.txt and the read-only overlay's about.md are over the limit.
+		Expect(text(callTool(srv, "", "afs_search", map[string]any{"path": "/overlay", "query": "needle"}))).
+			To(Equal(`0 matches for "needle" under /overlay; 2 files larger than 16 bytes were searched by name only`))
+	})
+
+	It("pages a listing with next_cursor", func() {
+		r := callTool(srv, "", "afs_list", map[string]any{"path": "/overlay/many", "limit": 2})
+		Expect(r.StructuredContent).To(HaveKeyWithValue("next_cursor", "/overlay/many/b"))
+		Expect(text(r)).To(HaveSuffix(`Truncated: call afs_list again with cursor "/overlay/many/b" for the next entries`))
+		r = callTool(srv, "", "afs_list", map[string]any{"path": "/overlay/many", "limit": 2, "cursor": "/overlay/many/b"})
+		Expect(r.StructuredContent["entries"]).To(ConsistOf(HaveKeyWithValue("path", "/overlay/many/c")))
+		Expect(r.StructuredContent).NotTo(HaveKey("next_cursor"))
 	})
 })

@@ -20,7 +20,7 @@ func (h *Host) buildFS(cfg config.Config, dataDir string) (*afs.FS, error) {
 		}
 		mounts = append(mounts, afs.Mount{Path: m.Path, Provider: p, Overlay: m.Overlay})
 	}
-	fsys, err := afs.New(mounts, cfg.NetworkRead)
+	fsys, err := afs.New(mounts, cfg.NetworkRead, afs.Limits{ReadBytes: cfg.Limits.ReadBytes, SearchFileBytes: cfg.Limits.SearchFileBytes})
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

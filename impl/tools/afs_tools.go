@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -33,19 +34,26 @@ func afsTools(fsys *afs.FS) []tool {
 			schema: fmt.Sprintf(`{"type":"object","properties":{%s,`+
 				`"depth":{"type":"integer","minimum":1,"maximum":%d,"description":"Levels to descend (default 1)"},`+
 				`"pattern":{"type":"string","description":"Keep entries whose name matches this glob"},`+
-				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"Most entries to return (default %d)"}},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"Most entries to return (default %d)"},`+
+				`"cursor":{"type":"string","description":"next_cursor of the previous page, to read on"}},`+
 				`"required":["path"],"additionalProperties":false}`, pathProperty, afs.MaxListDepth, afs.MaxListLimit, afs.DefaultListLimit),
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
-				a := parseArgs(raw, "path", "depth", "pattern", "limit")
+				a := parseArgs(raw, "path", "depth", "pattern", "limit", "cursor")
 				p := a.str("path", true)
 				opts := afs.ListOptions{
 					Depth:   a.integer("depth", 1, 1, afs.MaxListDepth),
 					Pattern: a.str("pattern", false),
 					Limit:   a.integer("limit", afs.DefaultListLimit, 1, afs.MaxListLimit),
+					Cursor:  a.str("cursor", false),
 				}
 				if a.err == nil {
 					if _, err := path.Match(opts.Pattern, ""); err != nil {
 						a.err = fmt.Errorf("pattern is not a valid glob")
+					}
+				}
+				if a.err == nil && opts.Cursor != "" {
+					if c, err := afs.Canonical(opts.Cursor); err != nil || c != opts.Cursor {
+						a.err = fmt.Errorf("cursor must be the next_cursor of a previous listing")
 					}
 				}
 				if a.err != nil {
@@ -57,12 +65,12 @@ func afsTools(fsys *afs.FS) []tool {
 				}
 				var b strings.Builder
 				fmt.Fprintf(&b, "%s: %d entries", l.Path, len(l.Entries))
-				if l.Truncated {
-					b.WriteString(" (truncated)")
-				}
 				for _, e := range l.Entries {
 					b.WriteString("\n")
 					b.WriteString(describe(e))
+				}
+				if l.Truncated {
+					fmt.Fprintf(&b, "\nTruncated: call afs_list again with cursor %q for the next entries", l.NextCursor)
 				}
 				return success(b.String(), l)
 			},
@@ -95,29 +103,26 @@ func afsTools(fsys *afs.FS) []tool {
 		},
 		{
 			name:        "afs_read",
-			description: "Read a file.",
+			description: fmt.Sprintf("Read a file: at most %d bytes per call; a longer file is read in parts with offset.", fsys.Limits().ReadBytes),
 			anonymous:   true,
 			scope:       role.ScopeRead,
-			schema:      `{"type":"object","properties":{` + pathProperty + `},"required":["path"],"additionalProperties":false}`,
+			schema: fmt.Sprintf(`{"type":"object","properties":{%s,`+
+				`"offset":{"type":"integer","minimum":0,"description":"Byte offset to start at (default 0)"},`+
+				`"length":{"type":"integer","minimum":1,"maximum":%d,"description":"Most bytes to return (default and most %d)"}},`+
+				`"required":["path"],"additionalProperties":false}`, pathProperty, fsys.Limits().ReadBytes, fsys.Limits().ReadBytes),
 			handle: func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
-				a := parseArgs(raw, "path")
+				a := parseArgs(raw, "path", "offset", "length")
 				p := a.str("path", true)
+				offset := a.integer("offset", 0, 0, math.MaxInt)
+				length := a.integer("length", fsys.Limits().ReadBytes, 1, fsys.Limits().ReadBytes)
 				if a.err != nil {
 					return invalidArguments(invalidAFS, "afs_read", a.err)
 				}
-				e, data, err := fsys.Read(ctx, p)
+				c, err := fsys.Read(ctx, p, int64(offset), length)
 				if err != nil {
 					return failure(err)
 				}
-				// Text goes back as is; anything else as base64, which a
-				// text content can carry without loss.
-				r := readResult{Entry: e, Encoding: "utf-8"}
-				text := string(data)
-				if !utf8.Valid(data) {
-					r.Encoding = "base64"
-					text = base64.StdEncoding.EncodeToString(data)
-				}
-				return success(text, r)
+				return readResultOf(c)
 			},
 		},
 		{
@@ -142,6 +147,9 @@ func afsTools(fsys *afs.FS) []tool {
 				fmt.Fprintf(&b, "%d matches for %q under %s", len(res.Matches), res.Query, res.Path)
 				if res.Truncated {
 					b.WriteString(" (truncated)")
+				}
+				if res.Skipped > 0 {
+					fmt.Fprintf(&b, "; %d files larger than %d bytes were searched by name only", res.Skipped, res.FileLimit)
 				}
 				for _, m := range res.Matches {
 					if m.Line > 0 {
@@ -244,6 +252,33 @@ func afsTools(fsys *afs.FS) []tool {
 type readResult struct {
 	afs.Entry
 	Encoding string `json:"encoding"`
+	// Offset and Length say which bytes of the file the content holds.
+	Offset int64 `json:"offset"`
+	Length int   `json:"length"`
+	// Truncated says the file goes on; NextOffset is where.
+	Truncated  bool  `json:"truncated"`
+	NextOffset int64 `json:"next_offset,omitempty"`
+}
+
+// readResultOf turns a chunk into afs_read's result. Text goes back as is;
+// anything else as base64, which a text content can carry without loss. A
+// chunk that stops before the end of the file says so in a second text
+// content, with the offset that reads on (issue 8 item 10).
+func readResultOf(c afs.Chunk) *mcp.CallToolResult {
+	r := readResult{Entry: c.Entry, Encoding: "utf-8", Offset: c.Offset, Length: len(c.Data), Truncated: c.More}
+	text := string(c.Data)
+	if !utf8.Valid(c.Data) {
+		r.Encoding = "base64"
+		text = base64.StdEncoding.EncodeToString(c.Data)
+	}
+	res := success(text, r)
+	if c.More {
+		r.NextOffset = c.Offset + int64(len(c.Data))
+		res.StructuredContent = r
+		res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
+			"Truncated: bytes %d to %d of %d; call afs_read with offset %d to read on", c.Offset, r.NextOffset, c.Size, r.NextOffset)})
+	}
+	return res
 }
 
 // access is afs_stat's account of the caller: who the credential says it is,

@@ -91,7 +91,12 @@ func contentTools(lib *content.Library) []tool {
 				if err != nil {
 					return failure(err)
 				}
-				return success(text, item)
+				res := success(text, item)
+				if item.Truncated {
+					res.Content = append(res.Content, &mcp.TextContent{Text: fmt.Sprintf(
+						"Truncated: this is the first %d bytes of %d; read the rest of %s with afs_read and an offset", len(text), item.Size, item.Path)})
+				}
+				return res
 			},
 		},
 	}

@@ -1,0 +1,127 @@
+package afs_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/impl/afs"
+)
+
+var _ = Describe("Disk provider writes (issue 8 items 11 and 13)", func() {
+	ctx := context.Background()
+	var (
+		d    *afs.Disk
+		dir  string
+		fsys *afs.FS
+	)
+
+	BeforeEach(func() {
+		dir = filepath.Join(GinkgoT().TempDir(), "tree")
+		var err error
+		d, err = afs.NewDisk(dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(d.Close)
+		fsys, err = afs.New([]afs.Mount{{Path: "/overlay", Provider: d, Overlay: true}}, nil, afs.Limits{})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("never replaces a symlink the operator placed, in any mode", func() {
+		Expect(os.WriteFile(filepath.Join(dir, "target.txt"), []byte("kept"), 0o644)).To(Succeed())
+		Expect(os.Symlink("target.txt", filepath.Join(dir, "link.txt"))).To(Succeed())
+		for _, mode := range []afs.WriteMode{afs.Overwrite, afs.Append} {
+			_, err := fsys.Write(ctx, "/overlay/link.txt", []byte("x"), mode)
+			Expect(err).To(MatchError("AFS_NOT_REGULAR: Not a regular file at /overlay/link.txt: write never replaces a link or special file the host placed there"), string(mode))
+		}
+		_, err := fsys.Write(ctx, "/overlay/link.txt", []byte("x"), afs.Create)
+		Expect(afs.CodeOf(err)).To(Equal(afs.CodeExists))
+		fi, err := os.Lstat(filepath.Join(dir, "link.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode() & os.ModeSymlink).NotTo(BeZero())
+		Expect(os.ReadFile(filepath.Join(dir, "target.txt"))).To(Equal([]byte("kept")))
+	})
+
+	It("never replaces or blocks on a named pipe", func() {
+		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
+		_, err := fsys.Write(ctx, "/overlay/pipe", []byte("x"), afs.Overwrite)
+		Expect(afs.CodeOf(err)).To(Equal(afs.CodeNotRegular))
+		_, err = fsys.Write(ctx, "/overlay/pipe", []byte("x"), afs.Append)
+		Expect(afs.CodeOf(err)).To(Equal(afs.CodeNotRegular))
+		_, err = fsys.Read(ctx, "/overlay/pipe", 0, 0)
+		Expect(afs.CodeOf(err)).To(Equal(afs.CodeNotFound))
+		fi, err := os.Lstat(filepath.Join(dir, "pipe"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode() & os.ModeNamedPipe).NotTo(BeZero())
+	})
+
+	It("fails create on an existing file with AFS_EXISTS and leaves it alone", func() {
+		_, err := fsys.Write(ctx, "/overlay/a.txt", []byte("first"), afs.Create)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = fsys.Write(ctx, "/overlay/a.txt", []byte("second"), afs.Create)
+		Expect(err).To(MatchError("AFS_EXISTS: Already exists at /overlay/a.txt: mode create never replaces a file"))
+		Expect(os.ReadFile(filepath.Join(dir, "a.txt"))).To(Equal([]byte("first")))
+		entries, err := os.ReadDir(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(entries).To(HaveLen(1), "no temporary file is left")
+	})
+
+	It("appends in place, without rewriting the file", func() {
+		_, err := fsys.Write(ctx, "/overlay/log.txt", []byte("one\n"), afs.Append)
+		Expect(err).NotTo(HaveOccurred())
+		before, err := os.Stat(filepath.Join(dir, "log.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		e, err := fsys.Write(ctx, "/overlay/log.txt", []byte("two\n"), afs.Append)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(e.Size).To(BeEquivalentTo(8))
+		after, err := os.Stat(filepath.Join(dir, "log.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.SameFile(before, after)).To(BeTrue(), "the same inode: appended, not replaced")
+		Expect(os.ReadFile(filepath.Join(dir, "log.txt"))).To(Equal([]byte("one\ntwo\n")))
+	})
+
+	It("creates files and directories through the umask, and an overwrite keeps the mode", func() {
+		old := syscall.Umask(0o027)
+		DeferCleanup(func() { syscall.Umask(old) })
+		_, err := fsys.Write(ctx, "/overlay/sub/new.txt", []byte("x"), afs.Overwrite)
+		Expect(err).NotTo(HaveOccurred())
+		fi, err := os.Stat(filepath.Join(dir, "sub", "new.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o640)))
+		fi, err = os.Stat(filepath.Join(dir, "sub"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o750)))
+
+		Expect(os.Chmod(filepath.Join(dir, "sub", "new.txt"), 0o600)).To(Succeed())
+		_, err = fsys.Write(ctx, "/overlay/sub/new.txt", []byte("y"), afs.Overwrite)
+		Expect(err).NotTo(HaveOccurred())
+		fi, err = os.Stat(filepath.Join(dir, "sub", "new.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o600)))
+	})
+
+	It("lists a large directory again once it changes, cached or not", func() {
+		for i := range 300 {
+			Expect(os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), nil, 0o644)).To(Succeed())
+		}
+		old := time.Now().Add(-time.Hour)
+		Expect(os.Chtimes(dir, old, old)).To(Succeed())
+		first, err := fsys.List(ctx, "/overlay", afs.ListOptions{Limit: 1})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths(first.Entries)).To(Equal([]string{"/overlay/f000"}))
+		Expect(os.WriteFile(filepath.Join(dir, "a-new"), nil, 0o644)).To(Succeed())
+		again, err := fsys.List(ctx, "/overlay", afs.ListOptions{Limit: 1})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths(again.Entries)).To(Equal([]string{"/overlay/a-new"}))
+		Expect(os.Remove(filepath.Join(dir, "a-new"))).To(Succeed())
+		Expect(fsys.Delete(ctx, "/overlay/f000")).To(Succeed())
+		again, err = fsys.List(ctx, "/overlay", afs.ListOptions{Limit: 1})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(paths(again.Entries)).To(Equal([]string{"/overlay/f001"}))
+	})
+})
