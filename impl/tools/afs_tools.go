@@ -260,6 +260,19 @@ type readResult struct {
 	NextOffset int64 `json:"next_offset,omitempty"`
 }
 
+// isText reports whether b is UTF-8 without control characters other than
+// tab, line and page breaks and escape (terminal colours). JSON spells each
+// other control character in six bytes, so a file of NULs would take six
+// times the read limit in a reply; as base64 it takes a third more.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r' && c != 0x1b {
+			return false
+		}
+	}
+	return utf8.Valid(b)
+}
+
 // readResultOf turns a chunk into afs_read's result. Text goes back as is;
 // anything else as base64, which a text content can carry without loss. A
 // chunk that stops before the end of the file says so in a second text
@@ -267,7 +280,7 @@ type readResult struct {
 func readResultOf(c afs.Chunk) *mcp.CallToolResult {
 	r := readResult{Entry: c.Entry, Encoding: "utf-8", Offset: c.Offset, Length: len(c.Data), Truncated: c.More}
 	text := string(c.Data)
-	if !utf8.Valid(c.Data) {
+	if !isText(c.Data) {
 		r.Encoding = "base64"
 		text = base64.StdEncoding.EncodeToString(c.Data)
 	}
