@@ -67,3 +67,11 @@ func serve(addr, data string) (*gexec.Session, string) {
 	Expect(m).NotTo(BeNil())
 	return s, string(m[1])
 }
+
+// regexpGroup returns the first group of pattern's first match in s.
+func regexpGroup(pattern, s string) string {
+	GinkgoHelper()
+	m := regexp.MustCompile(pattern).FindStringSubmatch(s)
+	Expect(m).NotTo(BeNil(), "%s in %s", pattern, s)
+	return m[1]
+}

@@ -1,6 +1,7 @@
 // Package baseurl decides the {base_url} of the reference host: the prefix of
 // every URL it advertises (the 401 challenge's resource_metadata, OAuth
-// metadata, the verification URI, mcp.json).
+// metadata, the verification URI, mcp.json), and which Host headers it
+// answers at all.
 package baseurl
 
 import (
@@ -10,14 +11,17 @@ import (
 
 // Resolver turns a request into the base URL the host advertises.
 type Resolver struct {
-	// Public, when set, is used as is (for a host behind a proxy or TLS terminator).
+	// Public is the host's own URL, configuration rather than anything a
+	// request says (`toolhost serve --public-url`, by default the listen
+	// address).
 	Public string
 }
 
-// Of returns the base URL, without a trailing slash. Without a configured public
-// URL it is derived from the request itself: the scheme from the connection and
-// the authority from the Host header, so a host on any address advertises
-// URLs a client can reach. Forwarded headers are never trusted implicitly.
+// Of returns the base URL, without a trailing slash: the public URL. Only a
+// host embedded without one (in-process, on a test server whose address is
+// chosen after the handler is built) derives it from the request: the
+// scheme from the connection and the authority from the Host header, which
+// Hosts then limits to loopback names. Forwarded headers are never trusted.
 func (r Resolver) Of(req *http.Request) string {
 	if r.Public != "" {
 		return strings.TrimRight(r.Public, "/")

@@ -19,9 +19,14 @@ type Config struct {
 	// Name and Description are shown in initialize and mcp.json.
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
-	// PublicURL, when set, is the {base_url} advertised everywhere instead of
-	// one derived from each request (for a host behind a proxy).
+	// PublicURL is the {base_url} advertised everywhere (the challenge,
+	// metadata, the verification URI, mcp.json). toolhost serve sets it from
+	// --public-url, or else the listen address.
 	PublicURL string `yaml:"public_url"`
+	// AllowedHosts are names, besides the public URL's and loopback names,
+	// that requests may carry in Host (a reverse proxy's). Any other name
+	// is refused, on every endpoint, against DNS rebinding.
+	AllowedHosts []string `yaml:"allowed_hosts"`
 	// Mounts bind path prefixes to providers.
 	Mounts []Mount `yaml:"mounts"`
 	// NetworkRead are the source's networkRead rules: a prefix or a glob

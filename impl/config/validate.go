@@ -11,6 +11,10 @@ import (
 
 var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
+// hostName is a DNS name, an IPv4 address, or an IPv6 address in brackets
+// or not.
+var hostName = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[0-9A-Fa-f:.]*:[0-9A-Fa-f:.]*|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9.])?)$`)
+
 // Validate reports every problem of c, one per line.
 func (c Config) Validate() error {
 	var errs []error
@@ -20,6 +24,11 @@ func (c Config) Validate() error {
 		u, err := url.Parse(c.PublicURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 			bad("public_url %q: must be an absolute http or https URL without query or fragment", c.PublicURL)
+		}
+	}
+	for _, h := range c.AllowedHosts {
+		if !hostName.MatchString(h) {
+			bad("allowed_hosts %q: must be a host name or IP address, without scheme or port", h)
 		}
 	}
 	if c.Limits.ReadBytes < 0 || c.Limits.ReadBytes > MaxLimitBytes {

@@ -83,7 +83,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		authenticated: srv.Authenticated(),
 	})
 	opts.Auth.Register(mux)
-	h.handler = mux
+	h.handler = checkHost(mux, baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts))
 	return h, nil
 }
 

@@ -102,6 +102,10 @@ func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
 		JSONResponse: true,
+		// The host refuses a foreign Host header on every endpoint before
+		// this handler (impl/host); the SDK's own check, which knows only
+		// loopback names, would refuse the public name behind a proxy.
+		DisableLocalhostProtection: true,
 	})
 	return acceptJSON(h)
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/host"
+)
+
+// serveOptions are the flags of toolhost serve.
+type serveOptions struct {
+	config, addr, data, publicURL string
+	allowedHosts                  []string
+	drain                         time.Duration
+}
+
+func serveCommand(stdout, stderr io.Writer) *cobra.Command {
+	var o serveOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve MCP, OAuth and discovery until interrupted",
+		Long: `Serve the reference host. With no --config, an embedded default serves a
+small demo tree: /public (opened by a networkRead rule), /base (closed),
+/overlay (a writable overlay) and /overlay/readonly (an overlay whose
+provider cannot write). State persists under --data.
+
+Every absolute URL the host prints (the 401 challenge, the metadata, the
+verification URI, mcp.json) starts with --public-url, by default the listen
+address. Requests whose Host header names neither the public URL's host, an
+--allowed-host nor a loopback name are refused (DNS rebinding).
+
+SIGTERM or an interrupt stops accepting connections and lets the requests
+in flight finish, for up to --drain-timeout; the exit status is 0 unless
+requests had to be cut off.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return serveHost(ctx, stop, o, stdout, stderr)
+		},
+	}
+	cmd.Flags().StringVar(&o.config, "config", "", "configuration file (YAML); the embedded default when empty")
+	cmd.Flags().StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&o.data, "data", "data", "data directory: the store and the overlay's files (created 0700)")
+	cmd.Flags().StringVar(&o.publicURL, "public-url", "", "URL clients reach the host by (default: the config's public_url, else http://ADDR)")
+	cmd.Flags().StringArrayVar(&o.allowedHosts, "allowed-host", nil, "another host name requests may carry in Host, such as a reverse proxy's (repeatable)")
+	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
+	return cmd
+}
+
+// serveHost runs the host until ctx ends, then drains. stop restores the
+// default signal handling, so that a second interrupt ends the process at
+// once.
+func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr io.Writer) error {
+	cfg, err := config.Default()
+	if o.config != "" {
+		cfg, err = config.Load(o.config)
+	}
+	if err != nil {
+		return err
+	}
+	if o.publicURL != "" {
+		cfg.PublicURL = o.publicURL
+	}
+	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	if err := dataDir(o.data, logger); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
+	if cfg.PublicURL == "" {
+		if cfg.PublicURL, err = listenURL(o.addr, ln.Addr()); err != nil {
+			return err
+		}
+	}
+	h, err := host.Open(cfg, host.OpenOptions{DataDir: o.data, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	fmt.Fprintf(stdout, "toolhost serving %s/mcp (listening on %s, data in %s)\n", cfg.PublicURL, ln.Addr(), o.data)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	stop()
+	logger.Info("stopping: letting the requests in flight finish", "drain_timeout", o.drain)
+	drain, cancel := context.WithTimeout(context.Background(), o.drain)
+	defer cancel()
+	if err := srv.Shutdown(drain); err != nil {
+		// The deadline passed with requests still running: cut them off,
+		// and say so in the exit status.
+		_ = srv.Close()
+		return fmt.Errorf("requests still running after the %s drain timeout were cut off", o.drain)
+	}
+	return nil
+}
+
+// dataDir creates dir readable by its owner only, and warns when an
+// existing one is readable by others: it holds the store (signing secret,
+// credential hashes) and the overlay's files.
+func dataDir(dir string, logger *slog.Logger) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("data directory: %w", err)
+	}
+	if perm := fi.Mode().Perm(); perm&0o044 != 0 {
+		logger.Warn("the data directory is readable by group or others; it holds the host's secrets: chmod 700 it",
+			"dir", dir, "mode", fmt.Sprintf("%#o", perm))
+	}
+	return nil
+}
+
+// listenURL is the default public URL: the address as given, with the port
+// the listener got. An address that names no host, or every interface,
+// says nothing about the name clients use, so it needs --public-url.
+func listenURL(addr string, got net.Addr) (string, error) {
+	name, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %s: %w", addr, err)
+	}
+	if ip := net.ParseIP(name); name == "" || ip != nil && ip.IsUnspecified() {
+		return "", fmt.Errorf("--addr %s listens on every interface; give --public-url, the URL clients reach the host by", addr)
+	}
+	_, port, err := net.SplitHostPort(got.String())
+	if err != nil {
+		return "", fmt.Errorf("listen: %w", err)
+	}
+	return "http://" + net.JoinHostPort(name, port), nil
+}

@@ -1,0 +1,184 @@
+package main_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
+)
+
+// get sends a GET with the Host header set to host.
+func get(rawURL, host string) (int, string) {
+	GinkgoHelper()
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	Expect(err).NotTo(HaveOccurred())
+	req.Host = host
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return resp.StatusCode, string(raw)
+}
+
+// startedRequest opens a connection to base and starts a tools/list
+// request in flight: its headers ask to send the body only once the server
+// wants it (Expect: 100-continue), and the server's 100 Continue shows that
+// a handler is reading it. finish sends the body and returns the reply's
+// status line.
+func startedRequest(base string) (finish func() string) {
+	GinkgoHelper()
+	u, err := url.Parse(base)
+	Expect(err).NotTo(HaveOccurred())
+	conn, err := net.Dial("tcp", u.Host)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(conn.Close)
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	_, err = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
+		u.Host, len(body))
+	Expect(err).NotTo(HaveOccurred())
+	r := bufio.NewReader(conn)
+	line, err := r.ReadString('\n')
+	Expect(err).NotTo(HaveOccurred())
+	Expect(line).To(Equal("HTTP/1.1 100 Continue\r\n"))
+	line, err = r.ReadString('\n')
+	Expect(err).NotTo(HaveOccurred())
+	Expect(line).To(Equal("\r\n"))
+	return func() string {
+		_, err := conn.Write([]byte(body))
+		Expect(err).NotTo(HaveOccurred())
+		line, err := r.ReadString('\n')
+		Expect(err).NotTo(HaveOccurred())
+		return strings.TrimSpace(line)
+	}
+}
+
+var _ = Describe("toolhost serve on a network (issue 8 items 9, 12, 13)", func() {
+	It("prints only its public URL and refuses a foreign Host on every endpoint", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(),
+			"--public-url", "https://tools.example.test", "--allowed-host", "proxy.internal")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving https://tools.example.test/mcp \(listening on (127.0.0.1:\d+)`))
+		addr := regexpGroup(`listening on (127.0.0.1:\d+)`, string(s.Out.Contents()))
+		base := "http://" + addr
+
+		for _, path := range []string{"/.well-known/mcp.json", "/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/oauth/device"} {
+			status, body := get(base+path, "attacker.example")
+			Expect(status).To(Equal(http.StatusMisdirectedRequest), path)
+			Expect(body).To(HavePrefix("Misdirected Request"), path)
+		}
+		req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		Expect(err).NotTo(HaveOccurred())
+		req.Host = "attacker.example:" + strings.Split(addr, ":")[1]
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Body.Close()).To(Succeed())
+		Expect(resp.StatusCode).To(Equal(http.StatusMisdirectedRequest))
+
+		for _, host := range []string{"tools.example.test", "proxy.internal", addr} {
+			status, body := get(base+"/.well-known/mcp.json", host)
+			Expect(status).To(Equal(http.StatusOK), host)
+			Expect(body).To(ContainSubstring(`"url":"https://tools.example.test/mcp"`), host)
+			Expect(body).NotTo(ContainSubstring(addr), host)
+		}
+		status, body := get(base+"/.well-known/oauth-authorization-server", "proxy.internal")
+		Expect(status).To(Equal(http.StatusOK))
+		Expect(body).To(ContainSubstring(`"issuer":"https://tools.example.test"`))
+	})
+
+	It("needs --public-url when it listens on every interface", func() {
+		s := exits(start(toolhostPath, "serve", "--addr", "0.0.0.0:0", "--data", GinkgoT().TempDir()), 1)
+		Expect(s.Err).To(gbytes.Say(`--addr 0.0.0.0:0 listens on every interface; give --public-url`))
+	})
+
+	It("drains a request in flight on SIGTERM and exits 0", func() {
+		host, base := serve("127.0.0.1:0", GinkgoT().TempDir())
+		finish := startedRequest(base)
+		host.Terminate()
+		Eventually(host.Err, 10*time.Second).Should(gbytes.Say(`letting the requests in flight finish`))
+		Expect(host.ExitCode()).To(Equal(-1), "still running while a request is in flight")
+		Expect(finish()).To(Equal("HTTP/1.1 200 OK"))
+		exits(host, 0)
+	})
+
+	It("cuts off what is still running at the drain deadline, and says so in its exit status", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(), "--drain-timeout", "300ms")
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		startedRequest(serving.FindStringSubmatch(string(s.Out.Contents()))[1])
+		s.Terminate()
+		exits(s, 1)
+		Expect(s.Err).To(gbytes.Say(`requests still running after the 300ms drain timeout were cut off`))
+	})
+
+	It("creates the data directory 0700 and warns when an existing one is readable by others", func() {
+		parent := GinkgoT().TempDir()
+		fresh := filepath.Join(parent, "fresh")
+		host, _ := serve("127.0.0.1:0", fresh)
+		fi, err := os.Stat(fresh)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode().Perm()).To(Equal(os.FileMode(0o700)))
+		Expect(string(host.Err.Contents())).NotTo(ContainSubstring("readable by group or others"))
+
+		open := filepath.Join(parent, "open")
+		Expect(os.Mkdir(open, 0o755)).To(Succeed())
+		Expect(os.Chmod(open, 0o755)).To(Succeed())
+		other, _ := serve("127.0.0.1:0", open)
+		Eventually(other.Err).Should(gbytes.Say(`the data directory is readable by group or others; it holds the host's secrets: chmod 700 it`))
+	})
+})
+
+var _ = Describe("toolhost serve under reads of a large file (issue 8 item 10)", func() {
+	It("stays under 300 MB of resident memory while 16 clients read a 100 MB file", func() {
+		data := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(data, "overlay"), 0o700)).To(Succeed())
+		// Sparse: 100 MB the file system does not store.
+		f, err := os.Create(filepath.Join(data, "overlay", "big.bin"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f.Truncate(100 << 20)).To(Succeed())
+		_, err = f.WriteAt([]byte("\xff"), 100<<20-1)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(f.Close()).To(Succeed())
+		host, base := serve("127.0.0.1:0", data)
+
+		var wg sync.WaitGroup
+		statuses := make([]int, 16)
+		for i := range statuses {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				// Each client reads from its own offset, the last one the
+				// file's end, which is not text.
+				offset := strconv.Itoa(i * (100 << 20) / 16)
+				statuses[i], _ = post(base+"/mcp", "application/json", "",
+					`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/overlay/big.bin","offset":`+offset+`}}}`)
+			})
+		}
+		wg.Wait()
+		Expect(statuses).To(HaveEach(http.StatusOK))
+		peak := peakRSS(host.Command.Process.Pid)
+		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
+		Expect(peak).To(BeNumerically("<", 300<<20))
+	})
+})
+
+// peakRSS is the most resident memory process pid has held (VmHWM).
+func peakRSS(pid int) int64 {
+	GinkgoHelper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	Expect(err).NotTo(HaveOccurred())
+	kb, err := strconv.ParseInt(regexpGroup(`VmHWM:\s+(\d+) kB`, string(status)), 10, 64)
+	Expect(err).NotTo(HaveOccurred())
+	return kb << 10
+}
