@@ -56,6 +56,16 @@ var _ = Describe("pretty", func() {
 		Entry("harness errors", []outcome.Status{outcome.HarnessError}, "exit 1: failed, 1 harness error"),
 	)
 
+	It("shows what a passed scenario observed of the choices the source leaves open", func() {
+		var b bytes.Buffer
+		run := singleRun(outcome.Result{Scenario: "s", Status: outcome.Passed, Observed: []string{`the host took the device grant as "device_code"`}})
+		Expect(report.Pretty{}.Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`observed: the host took the device grant as "device_code"`))
+		b.Reset()
+		Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("Observed: the host took the device grant as &#34;device_code&#34;."))
+	})
+
 	It("blames the harness, not the host, for a harness error", func() {
 		var b bytes.Buffer
 		run := singleRun(outcome.Result{Scenario: "s", Status: outcome.HarnessError, Reason: "boom"})

@@ -67,8 +67,8 @@ var _ = Describe("a compliant fake host", func() {
 		expectCompliant(runFake(fakehost.MCPOptions{Collections: true}).run)
 	})
 
-	It("passes when it chooses differently wherever the source says \"not shown\", as its profile describes", func() {
-		r := runFake(fakehost.MCPOptions{Other: true}, describeOther)
+	DescribeTable("passes when it chooses differently wherever the source says \"not shown\", as its profile describes", func(mode fakehost.Mode) {
+		r := runFake(fakehost.MCPOptions{Other: true, Mode: mode}, describeOther)
 		for _, res := range r.run.Results {
 			if slices.Contains(res.Tags, "@AUTH-9") {
 				// Hiding privileged tools from anonymous callers departs
@@ -81,7 +81,10 @@ var _ = Describe("a compliant fake host", func() {
 		}
 		Expect(r.run.Tally().Tolerated).To(Equal(2))
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
-	})
+	},
+		Entry("answering with JSON", fakehost.JSON),
+		Entry("keeping sessions", fakehost.Sessions),
+	)
 
 	It("runs only the scenarios a tag expression selects", func() {
 		r := runFake(fakehost.MCPOptions{}, func(_ *target.Target, o *runner.Options) { o.Tags = "@T401-8,@AFS-6" })

@@ -360,6 +360,14 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
 	})
 
+	It("counts a kept client locked out by the throttle as a derived SHOULD: tolerated without --strict", func() {
+		r := runOAuthFake([]fakehost.OAuthBreak{fakehost.ThrottleLocksOutClients})
+		res := resultOf(r.run, lim8+"A client that registered once keeps its client_id once the address is throttled")
+		Expect(res.Status).To(Equal(outcome.Failed))
+		Expect(r.run.Tolerated(res)).To(BeTrue())
+		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
+	})
+
 	It("counts a JSON content type departure as a SHOULD: tolerated without --strict", func() {
 		r := runOAuthFake([]fakehost.OAuthBreak{fakehost.ErrorsAsText})
 		res := resultOf(r.run, "7_3_authorization_flow.feature: Authorization-flow errors are served as JSON")
