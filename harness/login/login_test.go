@@ -108,6 +108,15 @@ var _ = Describe("conform login", func() {
 		Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)))
 	})
 
+	It("signs in to a host that takes the device grant only by RFC 8628's name, which its metadata advertises", func() {
+		host = fakehost.New(fakehost.MCPOptions{Other: true})
+		oa = fakehost.NewOAuth(fakehost.OAuthOptions{Host: host, Interval: 1, Other: true})
+		oa.Mount(host.Mux())
+		cred, _, err := signIn(0)
+		Expect(err).NotTo(HaveOccurred())
+		expectAccepted(srv, cred)
+	})
+
 	It("registers once per target and keeps the client_id for later logins (source 7.3)", func() {
 		_, _, err := signIn(0)
 		Expect(err).NotTo(HaveOccurred())
