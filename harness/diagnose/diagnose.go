@@ -619,11 +619,18 @@ func (w *walk) notFound(ctx context.Context, tr *mcpclient.ToolResult) (Verdict,
 			Result: tr.Text,
 		}, nil
 	}
+	remedy := fmt.Sprintf("list a parent that is open to network clients with %s, or ask the host's author which providers it mounts", w.in.ListTool)
+	if r.Status == http.StatusUnauthorized && w.auth == "" {
+		// Which tools anonymous callers may use is the host's choice
+		// (source 5, "not shown"); the parent can still be listed with one.
+		remedy = fmt.Sprintf("%s answers 401 to an anonymous caller on this host: diagnose again with a credential, "+
+			"so that the parent can be listed", w.in.ListTool)
+	}
 	return Verdict{
 		Step: 5,
 		Summary: fmt.Sprintf("%s was not found, and its parent %s could not be listed, so a missing path cannot be told "+
 			"from a missing provider", w.in.Path, parent),
-		Remedy: fmt.Sprintf("list a parent that is open to network clients with %s, or ask the host's author which providers it mounts", w.in.ListTool),
+		Remedy: remedy,
 		Result: tr.Text,
 	}, nil
 }

@@ -303,6 +303,22 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			Expect(rep.Verdict.Summary).To(Equal("/nowhere/x does not exist on this host, and neither does its parent /nowhere: no provider may be mounted there"))
 		})
 
+		It("asks for a credential when the host lets only signed-in callers list the parent", func() {
+			h := newFakeHost()
+			h.onCall = byTool(map[string]func(call) answer{
+				"afs_read": fixed(toolText(true, "AFS_NOT_FOUND: Path not found: /public/no-such-file")),
+				"afs_stat": fixed(answer{status: http.StatusUnauthorized, raw: `{"error":"Unauthorized"}`, rawType: "application/json"}),
+				"afs_list": fixed(answer{status: http.StatusUnauthorized, raw: `{"error":"Unauthorized"}`, rawType: "application/json"}),
+			})
+
+			rep, _ := run(diagnose.Input{Target: h.URL, Tool: "afs_read", Path: "/public/no-such-file"})
+
+			Expect(rep.Verdict.Step).To(Equal(5))
+			Expect(rep.Verdict.Gate).To(Equal(diagnose.NoGate))
+			Expect(rep.Verdict.Summary).To(ContainSubstring("its parent /public could not be listed"))
+			Expect(rep.Verdict.Remedy).To(Equal("afs_list answers 401 to an anonymous caller on this host: diagnose again with a credential, so that the parent can be listed"))
+		})
+
 		It("does not explain a not-found path whose parent lists it", func() {
 			h := newFakeHost()
 			h.onCall = byTool(map[string]func(call) answer{
