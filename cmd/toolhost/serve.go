@@ -16,6 +16,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/host"
+	"github.com/conform-mcp/conform/impl/owner"
 )
 
 // serveOptions are the flags of toolhost serve.
@@ -89,7 +90,7 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 			return err
 		}
 	}
-	h, err := host.Open(cfg, host.OpenOptions{DataDir: o.data, Logger: logger})
+	h, err := host.Open(cfg, host.OpenOptions{DataDir: o.data, Logger: logger, OwnerSecret: os.Getenv(owner.EnvVar)})
 	if err != nil {
 		return err
 	}
@@ -104,6 +105,7 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 		MaxHeaderBytes:    64 << 10,
 	}
 	fmt.Fprintf(stdout, "toolhost serving %s/mcp (listening on %s, data in %s)\n", cfg.PublicURL, ln.Addr(), o.data)
+	fmt.Fprintln(stdout, ownerSecretNote(o.data))
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -38,9 +38,14 @@ var _ = AfterSuite(func() {
 // XDG_CONFIG_HOME in a fresh directory, so that no credential stored by a
 // real `conform login` on this machine takes part, and NO_COLOR.
 func start(path string, args ...string) *gexec.Session {
+	return startWith(nil, path, args...)
+}
+
+// startWith is start with more environment variables.
+func startWith(env []string, path string, args ...string) *gexec.Session {
 	home := GinkgoT().TempDir()
 	cmd := exec.Command(path, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "NO_COLOR=1"}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + home, "NO_COLOR=1"}, env...)
 	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
 	return s
@@ -60,7 +65,13 @@ var serving = regexp.MustCompile(`toolhost serving (http://\S+)/mcp`)
 // SIGTERM when the spec ends, if it still runs.
 func serve(addr, data string) (*gexec.Session, string) {
 	GinkgoHelper()
-	s := start(toolhostPath, "serve", "--addr", addr, "--data", data)
+	return serveWith(nil, addr, data)
+}
+
+// serveWith is serve with more environment variables.
+func serveWith(env []string, addr, data string) (*gexec.Session, string) {
+	GinkgoHelper()
+	s := startWith(env, toolhostPath, "serve", "--addr", addr, "--data", data)
 	DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
 	Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
 	m := serving.FindSubmatch(s.Out.Contents())

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -89,8 +90,9 @@ func post(rawURL, contentType, auth, body string) (int, string) {
 }
 
 // signIn obtains a credential through the device grant with raw HTTP, the
-// approval given by `toolhost approve` as a person at the consent page would.
-func signIn(base string) string {
+// approval given by `toolhost approve` with the owner secret in data, as the
+// owner at the consent page would, granting the given role.
+func signIn(base, data, roleName string) string {
 	GinkgoHelper()
 	status, body := post(base+"/oauth/register", "application/json", "",
 		`{"client_name":"toolhost spec","redirect_uris":["http://127.0.0.1/callback"]}`)
@@ -109,7 +111,7 @@ func signIn(base string) string {
 	}
 	Expect(json.Unmarshal([]byte(body), &da)).To(Succeed())
 
-	exits(start(toolhostPath, "approve", "--target", base, da.UserCode), 0)
+	exits(start(toolhostPath, "approve", "--data", data, "--target", base, "--role", roleName, da.UserCode), 0)
 
 	status, body = post(base+"/oauth/token", "application/x-www-form-urlencoded", "", url.Values{
 		"grant_type":  {"urn:ietf:params:oauth:grant-type:device_code"},
@@ -170,8 +172,11 @@ var _ = Describe("toolhost serve", func() {
 	})
 
 	It("passes all but the time windows with an approval command and a peer", func() {
-		_, base := serve("127.0.0.1:0", GinkgoT().TempDir())
-		_, peer := serve("127.0.0.1:0", GinkgoT().TempDir())
+		// Two instances with one owner secret, so one approval command
+		// serves both, as the README shows.
+		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("0123456789abcdef", 4)}
+		_, base := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
+		_, peer := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
 		dir := GinkgoT().TempDir()
 		profile := filepath.Join(dir, "host.yaml")
 		Expect(os.WriteFile(profile, []byte(fmt.Sprintf(
@@ -179,7 +184,7 @@ var _ = Describe("toolhost serve", func() {
 			base, peer, toolhostPath+" approve --target {target} {user_code}")), 0o600)).To(Succeed())
 
 		report := filepath.Join(dir, "c.json")
-		run := exits(start(conformPath, "run", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
+		run := exits(startWith(env, conformPath, "run", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
 		Expect(run.Err).To(gbytes.Say(`signed in to ` + base + ` through the device grant`))
 		Expect(run.Err).To(gbytes.Say(`signed in to ` + peer + ` through the device grant`))
 		needsOneOf(notRunTags(report), "@needs-time", "@needs-clock")
@@ -188,7 +193,7 @@ var _ = Describe("toolhost serve", func() {
 	It("keeps credentials across a restart on the same data directory", func() {
 		data := GinkgoT().TempDir()
 		host, base := serve("127.0.0.1:0", data)
-		credential := signIn(base)
+		credential := signIn(base, data, "owner")
 		status, body := write(base, credential)
 		Expect(status).To(Equal(http.StatusOK), body)
 		expectWritten(body)
@@ -205,6 +210,46 @@ var _ = Describe("toolhost serve", func() {
 		// so the 200 above is the stored credential's doing.
 		status, _ = write(base, credential+"x")
 		Expect(status).To(Equal(http.StatusUnauthorized))
+	})
+
+	It("approves only with the owner secret, and says so clearly without it", func() {
+		data := GinkgoT().TempDir()
+		host, base := serve("127.0.0.1:0", data)
+		Expect(host.Out).To(gbytes.Say(`owner secret in ` + regexp.QuoteMeta(filepath.Join(data, "owner-secret"))))
+		info, err := os.Stat(filepath.Join(data, "owner-secret"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)))
+
+		refused := exits(start(toolhostPath, "approve", "--data", GinkgoT().TempDir(), "--target", base, "BCDF-GHJK"), 1)
+		Expect(refused.Err).To(gbytes.Say(`no owner secret: .*owner-secret does not exist; give the host's data directory \(--data\) or set TOOLHOST_OWNER_SECRET`))
+		wrong := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("x", 40)}, toolhostPath,
+			"approve", "--target", base, "BCDF-GHJK"), 1)
+		Expect(wrong.Err).To(gbytes.Say(`the host refused the owner secret`))
+	})
+
+	It("holds a guest credential to its role: 403 scope challenge, the file unchanged", func() {
+		data := GinkgoT().TempDir()
+		_, base := serve("127.0.0.1:0", data)
+		owner, guest := signIn(base, data, "owner"), signIn(base, data, "guest")
+		status, body := write(base, owner)
+		Expect(status).To(Equal(http.StatusOK), body)
+		file := filepath.Join(data, "overlay", "scratch.txt")
+		before, err := os.ReadFile(file)
+		Expect(err).NotTo(HaveOccurred())
+
+		req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"afs_write","arguments":{"path":"/overlay/scratch.txt","content":"guest was here"}}}`))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+guest)
+		resp, err := http.DefaultClient.Do(req)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.Body.Close()).To(Succeed())
+		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
+		Expect(resp.Header.Get("WWW-Authenticate")).To(Equal(`Bearer error="insufficient_scope", scope="afs:write", resource_metadata="` +
+			base + `/.well-known/oauth-protected-resource"`))
+		Expect(os.ReadFile(file)).To(Equal(before))
 	})
 
 	It("refuses a second instance on a data directory in use", func() {

@@ -9,10 +9,10 @@ import (
 )
 
 // consentApprover approves a device sign-in on the reference host's consent
-// page with the default role, owner. Only the in-process target uses it; for
-// other hosts the profile names an approval command.
-func consentApprover(base string, hc *http.Client) target.Approver {
+// page as its owner, with the default role, owner. Only the in-process
+// target uses it; for other hosts the profile names an approval command.
+func consentApprover(base, ownerSecret string, hc *http.Client) target.Approver {
 	return func(ctx context.Context, userCode string) error {
-		return oauth.ApproveDevice(ctx, hc, base, userCode, "owner")
+		return oauth.ApproveDevice(ctx, hc, base, ownerSecret, userCode, "owner")
 	}
 }

@@ -1,12 +1,15 @@
 // Package inprocess starts the reference host inside the conform process: two
 // instances (the target and its peer, for instance binding), sharing a clock
 // the suite controls, each with its own store, and a credential from each
-// obtained through the real device grant and consent page (PRODUCT.md
-// section 8). It is what `conform run` drives when given no target.
+// obtained through the real device grant and consent page, approved with
+// each instance's owner secret (PRODUCT.md section 8). It is what
+// `conform run` drives when given no target.
 package inprocess
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,6 +29,8 @@ import (
 type instance struct {
 	host   *host.Host
 	server *httptest.Server
+	// ownerSecret lets the harness approve sign-ins as the host's owner.
+	ownerSecret string
 }
 
 func (i *instance) close() error {
@@ -34,11 +39,14 @@ func (i *instance) close() error {
 }
 
 func startInstance(cfg config.Config, clk *clock.Manual) (*instance, error) {
-	h, err := host.Open(cfg, host.OpenOptions{Clock: clk})
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	secret := hex.EncodeToString(b)
+	h, err := host.Open(cfg, host.OpenOptions{Clock: clk, OwnerSecret: secret})
 	if err != nil {
 		return nil, err
 	}
-	return &instance{host: h, server: httptest.NewServer(h.Handler())}, nil
+	return &instance{host: h, server: httptest.NewServer(h.Handler()), ownerSecret: secret}, nil
 }
 
 // Start runs the target and peer instances and signs in to both. The
@@ -66,7 +74,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 	t := &target.Target{
 		Profile:   p,
 		Clock:     clk,
-		Approve:   consentApprover(main.server.URL, hc),
+		Approve:   consentApprover(main.server.URL, main.ownerSecret, hc),
 		HTTP:      hc,
 		InProcess: true,
 	}
@@ -76,7 +84,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the target instance: %w", err)
 	}
-	if t.PeerCredential, err = signIn(ctx, p, peer.server.URL, consentApprover(peer.server.URL, hc), hc, advance); err != nil {
+	if t.PeerCredential, err = signIn(ctx, p, peer.server.URL, consentApprover(peer.server.URL, peer.ownerSecret, hc), hc, advance); err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/conform-mcp/conform/impl/baseurl"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/impl/owner"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -25,11 +26,16 @@ type OpenOptions struct {
 	Clock oauth.Clock
 	// Logger receives the OAuth server's log lines; discarded when nil.
 	Logger *slog.Logger
+	// OwnerSecret, when set, is the owner secret (from TOOLHOST_OWNER_SECRET);
+	// otherwise it is the one in the data directory's file, created at first
+	// start (package owner).
+	OwnerSecret string
 }
 
 // Open builds a complete reference host: its store under the data directory
 // (the instance identity lives there, so credentials are bound to this
-// instance and survive a restart), the OAuth server, and the host itself.
+// instance and survive a restart), the owner secret, the OAuth server, and
+// the host itself.
 func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 	var closers []func() error
 	fail := func(err error) (*Host, error) {
@@ -52,6 +58,9 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		return fail(err)
 	}
 	closers = append(closers, st.Close)
+	if _, err := owner.Prepare(st, dir, o.OwnerSecret); err != nil {
+		return fail(err)
+	}
 	auth, err := oauth.New(oauth.Options{
 		Store:   st,
 		Clock:   o.Clock,

@@ -17,6 +17,9 @@ import (
 	"github.com/conform-mcp/conform/impl/oauth"
 )
 
+// testOwnerSecret is the owner secret of the hosts these specs open.
+const testOwnerSecret = "the-owner-secret-of-the-host-specs-0123456789"
+
 // signInAs runs the device grant on the wire against the real OAuth server
 // and approves it on the consent page with the given role.
 func signInAs(srv *httptest.Server, roleName string) string {
@@ -39,7 +42,7 @@ func signInAs(srv *httptest.Server, roleName string) string {
 	Expect(json.NewDecoder(resp.Body).Decode(&reg)).To(Succeed())
 	Expect(resp.Body.Close()).To(Succeed())
 	da := form("/oauth/device_authorization", url.Values{"client_id": {reg.ClientID}})
-	Expect(oauth.ApproveDevice(context.Background(), srv.Client(), srv.URL, da["user_code"].(string), roleName)).To(Succeed())
+	Expect(oauth.ApproveDevice(context.Background(), srv.Client(), srv.URL, testOwnerSecret, da["user_code"].(string), roleName)).To(Succeed())
 	tok := form("/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
 		"device_code": {da["device_code"].(string)}, "client_id": {reg.ClientID}})
 	Expect(tok).To(HaveKeyWithValue("scope", Not(BeEmpty())))
@@ -54,7 +57,7 @@ var _ = Describe("Roles on the wire (PRODUCT.md section 6)", func() {
 
 	BeforeEach(func() {
 		data = GinkgoT().TempDir()
-		h, err := host.Open(defaultConfig(), host.OpenOptions{DataDir: data})
+		h, err := host.Open(defaultConfig(), host.OpenOptions{DataDir: data, OwnerSecret: testOwnerSecret})
 		Expect(err).NotTo(HaveOccurred())
 		srv = httptest.NewServer(h.Handler())
 		DeferCleanup(func() {

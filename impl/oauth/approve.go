@@ -2,10 +2,12 @@ package oauth
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"regexp"
 	"strings"
@@ -15,52 +17,75 @@ import (
 var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value="([^"]*)">`)
 
 // ApproveDevice approves a pending device authorization on the host at base
-// the way a person would at the verification URI (RFC 8628 section 3.3):
-// open the consent page for the user code, then submit its form with the
-// chosen role and Approve. It lets CI and the in-process suite sign in
-// without a browser; the page's CSRF token is honoured like a browser would.
-func ApproveDevice(ctx context.Context, hc *http.Client, base, userCode, role string) error {
-	base = strings.TrimRight(base, "/")
-	page, err := fetch(ctx, hc, http.MethodGet, base+"/oauth/device?user_code="+url.QueryEscape(userCode), nil)
-	if err != nil {
-		return fmt.Errorf("open the consent page: %w", err)
+// the way its owner would at the verification URI (RFC 8628 section 3.3):
+// sign in with the owner secret, open the consent page for the user code,
+// then submit its form with the chosen role and Approve. It lets CI and the
+// in-process suite sign in without a browser; the session cookie and the
+// form's CSRF token are honoured like a browser would. hc's own cookie jar,
+// if any, is left alone.
+func ApproveDevice(ctx context.Context, hc *http.Client, base, ownerSecret, userCode, roleName string) error {
+	if ownerSecret == "" {
+		return errors.New("approve: no owner secret")
 	}
-	form := url.Values{"role": {role}, "action": {"approve"}}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		return err
+	}
+	c := *hc
+	c.Jar = jar
+	base = strings.TrimRight(base, "/")
+	back := "/oauth/device?user_code=" + url.QueryEscape(userCode)
+	status, page, err := fetch(ctx, &c, http.MethodPost, base+"/oauth/login",
+		url.Values{"secret": {ownerSecret}, "return": {back}})
+	switch {
+	case err != nil:
+		return fmt.Errorf("sign in as the owner: %w", err)
+	case status == http.StatusForbidden:
+		return errors.New("sign in as the owner: the host refused the owner secret")
+	case status == http.StatusTooManyRequests:
+		return errors.New("sign in as the owner: too many wrong tries from this address; wait a minute")
+	case status != http.StatusOK:
+		return fmt.Errorf("the consent page for %s answered %d", userCode, status)
+	}
+	form := url.Values{"role": {roleName}, "action": {"approve"}}
 	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
 		form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
 	}
 	if form.Get("csrf") == "" {
-		return fmt.Errorf("the consent page for %s shows no approval form", userCode)
+		return fmt.Errorf("the consent page for %s shows no approval form: the code is unknown, expired or already used", userCode)
 	}
-	if _, err := fetch(ctx, hc, http.MethodPost, base+"/oauth/device", form); err != nil {
+	status, _, err = fetch(ctx, &c, http.MethodPost, base+"/oauth/device", form)
+	if err != nil {
 		return fmt.Errorf("approve on the consent page: %w", err)
+	}
+	if status != http.StatusOK {
+		return fmt.Errorf("approve on the consent page: the host answered %d", status)
 	}
 	return nil
 }
 
-func fetch(ctx context.Context, hc *http.Client, method, u string, form url.Values) (string, error) {
+// fetch makes one request, following redirects, and returns the final status
+// and body.
+func fetch(ctx context.Context, hc *http.Client, method, u string, form url.Values) (int, string, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return "", err
+		return 0, "", err
 	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%s %s answered %d", method, u, resp.StatusCode)
-	}
-	return string(data), nil
+	return resp.StatusCode, string(data), nil
 }

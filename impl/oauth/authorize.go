@@ -1,14 +1,14 @@
 package oauth
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
 )
-
-const csrfAuthorize = "authorize-consent"
 
 // authorizeParams are the authorization request parameters (RFC 6749 section
 // 4.1.1 with RFC 7636 section 4.3) that travel from the request to the
@@ -106,11 +106,25 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request, ar authorizeRe
 	http.Redirect(w, r, u.String(), status)
 }
 
-// handleAuthorizePage is GET /oauth/authorize (RFC 6749 section 4.1.1): it
-// shows the consent page for a valid request.
+// handleAuthorizePage is GET /oauth/authorize (RFC 6749 section 4.1.1): once
+// the owner has signed in, it shows the consent page for a valid request.
 func (s *Server) handleAuthorizePage(w http.ResponseWriter, r *http.Request) {
+	if s.refuseThrottled(w, r, s.clock.Now()) {
+		return
+	}
+	session, signedIn := s.ownerSession(r)
+	if !signedIn {
+		askOwner(w, r)
+		return
+	}
 	ar, ok := s.checkAuthorize(w, r, r.URL.Query(), http.StatusFound)
 	if !ok {
+		return
+	}
+	csrf, err := s.newForm(session, ar.binding())
+	if err != nil {
+		s.log.Error("show authorization consent", "err", err)
+		failed(w)
 		return
 	}
 	hidden := []hiddenField{
@@ -120,25 +134,45 @@ func (s *Server) handleAuthorizePage(w http.ResponseWriter, r *http.Request) {
 		{"state", ar.state},
 		{"code_challenge", ar.challenge},
 		{"code_challenge_method", "S256"},
-		{"csrf", s.csrfToken(csrfAuthorize, ar.client.ID, ar.redirectURI, ar.state, ar.challenge)},
+		{"csrf", csrf},
 	}
 	writePage(w, http.StatusOK, page{Title: "Approve access", Consent: newConsentView("authorize", ar.client, hidden...)})
 }
 
-// handleAuthorizeDecision is POST /oauth/authorize: the person's decision on
+// binding is what an authorization consent form decides: this client, this
+// redirect, this state and this PKCE challenge, each length-prefixed.
+func (ar authorizeRequest) binding() string {
+	var b strings.Builder
+	b.WriteString("authorize")
+	for _, p := range []string{ar.client.ID, ar.redirectURI, ar.state, ar.challenge} {
+		fmt.Fprintf(&b, ":%d:%s", len(p), p)
+	}
+	return b.String()
+}
+
+// handleAuthorizeDecision is POST /oauth/authorize: the owner's decision on
 // the consent page, answered by redirecting to the client with a code or with
-// error=access_denied (RFC 6749 section 4.1.2).
+// error=access_denied (RFC 6749 section 4.1.2). Like the device decision it
+// needs a same-origin request, the owner's session and a form rendered for
+// them, once.
 func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request) {
-	if !readConsentForm(w, r) {
+	now := s.clock.Now()
+	if s.refuseThrottled(w, r, now) || !readConsentForm(w, r) {
+		return
+	}
+	if !s.sameOrigin(r) {
+		s.wrongTry(r, now, "")
+		writePage(w, http.StatusForbidden, crossSite)
+		return
+	}
+	session, signedIn := s.ownerSession(r)
+	if !signedIn {
+		s.wrongTry(r, now, "")
+		writePage(w, http.StatusForbidden, notAccepted)
 		return
 	}
 	ar, ok := s.checkAuthorize(w, r, r.PostForm, http.StatusSeeOther)
 	if !ok {
-		return
-	}
-	if !s.csrfValid(r.PostForm.Get("csrf"), csrfAuthorize, ar.client.ID, ar.redirectURI, ar.state, ar.challenge) {
-		writePage(w, http.StatusForbidden, page{Title: "Request not accepted", Error: true,
-			Message: "This form did not come from this host. Start again from the application."})
 		return
 	}
 	roleName, action := r.PostForm.Get("role"), r.PostForm.Get("action")
@@ -147,12 +181,26 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 			Message: "Choose a role and press Approve or Deny."})
 		return
 	}
+	var formOK bool
+	if err := s.store.Update(func(tx *store.Tx) error {
+		var err error
+		formOK, err = spendForm(tx, r.PostForm.Get("csrf"), session, ar.binding(), now)
+		return err
+	}); err != nil {
+		s.log.Error("record authorization consent", "err", err)
+		failed(w)
+		return
+	}
+	if !formOK {
+		s.wrongTry(r, now, "")
+		writePage(w, http.StatusForbidden, notAccepted)
+		return
+	}
 	if action == "deny" {
 		s.redirect(w, r, ar, http.StatusSeeOther, url.Values{"error": {errAccessDenied},
 			"error_description": {"The person denied the request"}})
 		return
 	}
-	now := s.clock.Now()
 	code := randomString(32)
 	err := s.store.Update(func(tx *store.Tx) error {
 		return tx.PutAuthCode(store.DigestOf(code), store.AuthCode{

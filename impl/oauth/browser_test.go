@@ -24,11 +24,13 @@ func chromiumPath() string {
 	return "/usr/bin/chromium"
 }
 
-// A person in a real browser opens the verification URI, types the user code
-// and approves, while the device polls with golang.org/x/oauth2. Without a
+// A person in a real browser opens the verification URI, signs in as the
+// owner, types the user code and approves, while the device polls with
+// golang.org/x/oauth2. The browser sends Origin and Sec-Fetch-Site with every
+// post, so the same-origin checks are met as a person meets them. Without a
 // browser this fails: a consent page nobody has clicked is not tested.
 var _ = Describe("Device consent in a real browser", Label("browser"), func() {
-	It("lets a person type the code and approve, and the polling device gets its credential", func(sctx SpecContext) {
+	It("lets the owner sign in, type the code and approve, and the polling device gets its credential", func(sctx SpecContext) {
 		path := chromiumPath()
 		if _, err := os.Stat(path); err != nil {
 			Fail("the browser test needs chromium at " + path +
@@ -73,6 +75,9 @@ var _ = Describe("Device consent in a real browser", Label("browser"), func() {
 
 		Expect(chromedp.Do(browser,
 			chromedp.Navigate(da.VerificationURI),
+			chromedp.WaitVisible(chromedp.ID("owner_secret")),
+			chromedp.SendKeys(chromedp.ID("owner_secret"), ownerSecret),
+			chromedp.Click(chromedp.ID("sign_in")),
 			chromedp.WaitVisible(chromedp.ID("user_code")),
 			chromedp.SendKeys(chromedp.ID("user_code"), strings.ToLower(da.UserCode)),
 			chromedp.Click(chromedp.ID("continue")),

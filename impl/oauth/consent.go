@@ -1,11 +1,11 @@
 package oauth
 
 import (
-	"crypto/hmac"
 	_ "embed"
-	"encoding/base64"
 	"html/template"
 	"net/http"
+	"net/url"
+	"time"
 
 	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
@@ -15,18 +15,19 @@ import (
 // asset, so it works offline and under a strict Content-Security-Policy.
 // Element ids are a contract with the browser test and the harness:
 //
+//	sign-in page:     #owner_secret (password input), #sign_in (submit)
 //	code entry page:  #user_code (input), #continue (submit)
 //	consent page:     #role (select), #approve and #deny (submit buttons,
 //	                  name "action"), #client_name, #client_id, #redirect_uris,
 //	                  #confirm_code (device flow)
 //	result page:      #message
 //
-// The consent form posts user_code (device flow), role, action and csrf.
-// Each hidden field is written exactly as
-// <input type="hidden" name="NAME" value="VALUE">, so a program can approve a
-// device code without a browser: GET {base}/oauth/device?user_code=CODE, copy
-// the hidden fields (user_code, csrf), and POST them as a form to
-// {base}/oauth/device with role=owner and action=approve.
+// Every consent page first asks for the owner secret (owner.go): the sign-in
+// form posts secret and return to {base}/oauth/login, which sets the session
+// cookie and sends the person back. The consent form then posts user_code
+// (device flow), role, action and csrf. Each hidden field is written exactly
+// as <input type="hidden" name="NAME" value="VALUE">, so a program holding
+// the owner secret can approve without a browser (ApproveDevice).
 //
 //go:embed consent.html
 var consentHTML string
@@ -38,6 +39,8 @@ type page struct {
 	Title   string
 	Message string
 	Error   bool
+	// Login shows the owner sign-in form.
+	Login *loginView
 	// Entry shows the code entry form, prefilled with UserCode.
 	Entry    bool
 	UserCode string
@@ -75,20 +78,6 @@ func writePage(w http.ResponseWriter, status int, p page) {
 	_ = consentPage.Execute(w, p)
 }
 
-// csrfToken ties a consent form to what it approves: an HMAC under the
-// instance secret over the label and values, so a decision can only be
-// posted with a token this instance put in a page it rendered.
-func (s *Server) csrfToken(label string, values ...string) string {
-	return base64.RawURLEncoding.EncodeToString(s.mac(label, values...))
-}
-
-// csrfValid compares in constant time.
-func (s *Server) csrfValid(got, label string, values ...string) bool {
-	return hmac.Equal([]byte(got), []byte(s.csrfToken(label, values...)))
-}
-
-const csrfDevice = "device-consent"
-
 // readConsentForm parses a consent form post within the body bound.
 func readConsentForm(w http.ResponseWriter, r *http.Request) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
@@ -100,59 +89,107 @@ func readConsentForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// notAccepted is the page of a consent post without a valid session or form.
+var notAccepted = page{Title: "Request not accepted", Error: true,
+	Message: "This form has expired, was already used, or did not come from this host. Open the page again."}
+
+// failed is the page of a store failure.
+func failed(w http.ResponseWriter) {
+	writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+		Message: "The request could not be completed. Try again."})
+}
+
 // handleDevicePage is GET /oauth/device, the verification URI (RFC 8628
-// section 3.3). Without a code it asks for one; with the code of a pending
-// request it shows the client and the approval form.
+// section 3.3). It first asks for the owner secret; once signed in, without
+// a code it asks for one, and with the code of a pending request it shows
+// the client and the approval form. A code that matches no pending request
+// is a wrong try, whether signed in or not (RFC 8628 section 5.1), though
+// only a signed-in owner is told so.
 func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
-	entry := page{Title: "Connect a device", Entry: true}
+	now := s.clock.Now()
+	if s.refuseThrottled(w, r, now) {
+		return
+	}
 	raw := r.URL.Query().Get("user_code")
+	var client store.Client
+	var pending bool
+	userCode := normalizeUserCode(raw)
+	if raw != "" {
+		if err := s.store.View(func(tx *store.Tx) error {
+			var err error
+			client, pending, err = pendingDevice(tx, userCode, now)
+			return err
+		}); err != nil {
+			s.log.Error("show device consent", "err", err)
+			failed(w)
+			return
+		}
+		if !pending {
+			s.wrongTry(r, now, "")
+		}
+	}
+	session, signedIn := s.ownerSession(r)
+	if !signedIn {
+		askOwner(w, r)
+		return
+	}
+	entry := page{Title: "Connect a device", Entry: true}
 	if raw == "" {
 		writePage(w, http.StatusOK, entry)
 		return
 	}
-	userCode := normalizeUserCode(raw)
-	now := s.clock.Now()
-	var client store.Client
-	var ok bool
-	err := s.store.View(func(tx *store.Tx) error {
-		_, dc, found, err := tx.DeviceCodeByUserCode(userCode)
-		if err != nil || !found || !now.Before(dc.ExpiresAt) || dc.Status != store.DevicePending {
-			return err
-		}
-		client, ok, err = lookupClient(tx, dc.ClientID, now)
-		return err
-	})
-	if err != nil {
-		s.log.Error("show device consent", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
-			Message: "The request could not be loaded. Try again."})
-		return
-	}
-	if !ok {
+	if !pending {
 		entry.Error = true
 		entry.Message = "This code is unknown, has expired, or was already used. Check the code, or start again on your device."
 		entry.UserCode = raw
 		writePage(w, http.StatusBadRequest, entry)
 		return
 	}
-	view := newConsentView("device", client,
-		hiddenField{"user_code", userCode},
-		hiddenField{"csrf", s.csrfToken(csrfDevice, userCode)})
+	csrf, err := s.newForm(session, deviceBinding(userCode))
+	if err != nil {
+		s.log.Error("show device consent", "err", err)
+		failed(w)
+		return
+	}
+	view := newConsentView("device", client, hiddenField{"user_code", userCode}, hiddenField{"csrf", csrf})
 	view.UserCode = userCode
 	writePage(w, http.StatusOK, page{Title: "Approve access", Consent: view})
 }
 
-// handleDeviceDecision is POST /oauth/device: the person's approval or denial,
-// with the role they chose.
+// pendingDevice returns the client of the pending device authorization with
+// the given user code, if there is one still inside its window.
+func pendingDevice(tx *store.Tx, userCode string, now time.Time) (store.Client, bool, error) {
+	_, dc, found, err := tx.DeviceCodeByUserCode(userCode)
+	if err != nil || !found || !now.Before(dc.ExpiresAt) || dc.Status != store.DevicePending {
+		return store.Client{}, false, err
+	}
+	return lookupClient(tx, dc.ClientID, now)
+}
+
+// deviceBinding is what a device consent form decides: one user code.
+func deviceBinding(userCode string) string { return "device:" + userCode }
+
+// handleDeviceDecision is POST /oauth/device: the owner's approval or denial,
+// with the role they chose. It needs a same-origin request, the owner's
+// session, and a form rendered for that session and that code, once.
 func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
-	if !readConsentForm(w, r) {
+	now := s.clock.Now()
+	if s.refuseThrottled(w, r, now) || !readConsentForm(w, r) {
 		return
 	}
 	userCode := normalizeUserCode(r.PostForm.Get("user_code"))
 	roleName, action := r.PostForm.Get("role"), r.PostForm.Get("action")
-	if !s.csrfValid(r.PostForm.Get("csrf"), csrfDevice, userCode) {
-		writePage(w, http.StatusForbidden, page{Title: "Request not accepted", Error: true,
-			Message: "This form has expired or did not come from this host. Open the verification page again."})
+	if !s.sameOrigin(r) {
+		s.wrongTry(r, now, userCode)
+		writePage(w, http.StatusForbidden, crossSite)
+		return
+	}
+	session, signedIn := s.ownerSession(r)
+	if !signedIn {
+		s.wrongTry(r, now, userCode)
+		writePage(w, http.StatusForbidden, page{Title: "Sign in as the owner", Error: true,
+			Message: "Only the owner of this host may approve. Sign in and try again.",
+			Login:   &loginView{Return: "/oauth/device?user_code=" + url.QueryEscape(userCode)}})
 		return
 	}
 	if !role.Known(roleName) || (action != "approve" && action != "deny") {
@@ -160,9 +197,12 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 			Message: "Choose a role and press Approve or Deny."})
 		return
 	}
-	now := s.clock.Now()
-	var known bool
+	var formOK, known bool
 	err := s.store.Update(func(tx *store.Tx) error {
+		var err error
+		if formOK, err = spendForm(tx, r.PostForm.Get("csrf"), session, deviceBinding(userCode), now); err != nil || !formOK {
+			return err
+		}
 		d, dc, found, err := tx.DeviceCodeByUserCode(userCode)
 		if err != nil || !found || !now.Before(dc.ExpiresAt) || dc.Status != store.DevicePending {
 			return err
@@ -177,12 +217,16 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		s.log.Error("record device consent", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
-			Message: "Your decision could not be recorded. Try again."})
+		failed(w)
+	case !formOK:
+		s.wrongTry(r, now, userCode)
+		writePage(w, http.StatusForbidden, notAccepted)
 	case !known:
+		s.wrongTry(r, now, "")
 		writePage(w, http.StatusBadRequest, page{Title: "Code not valid", Error: true, Entry: true,
 			Message: "This code is unknown, has expired, or was already used. Start again on your device."})
 	case action == "approve":
+		s.log.Info("device sign-in approved", "role", roleName)
 		writePage(w, http.StatusOK, page{Title: "Access approved",
 			Message: "You approved access as " + roleName + ". You can return to your device."})
 	default:

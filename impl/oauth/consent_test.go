@@ -87,7 +87,7 @@ var _ = Describe("Device consent page (RFC 8628 section 3.3; PRODUCT.md section 
 		r := h.decide(d.userCode, "guest", "approve")
 		Expect(r.status).To(Equal(http.StatusOK))
 		Expect(r.body).To(ContainSubstring("approved"))
-		resp := h.poll(d.deviceCode)
+		resp := h.poll(d)
 		Expect(resp.str("scope")).To(Equal("afs:read"), "the token response names the role's scopes (RFC 6749 section 5.1)")
 		c, err := h.server.Verify(ctx(), resp.str("access_token"))
 		Expect(err).NotTo(HaveOccurred())
@@ -99,7 +99,7 @@ var _ = Describe("Device consent page (RFC 8628 section 3.3; PRODUCT.md section 
 		r := h.postForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
 			"action": {"approve"}, "csrf": {"forged"}})
 		Expect(r.status).To(Equal(http.StatusForbidden))
-		expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+		expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 	})
 
 	It("refuses a csrf token made for another code", func() {
@@ -118,7 +118,7 @@ var _ = Describe("Device consent page (RFC 8628 section 3.3; PRODUCT.md section 
 			r := h.postForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {role},
 				"action": {action}, "csrf": {token}})
 			Expect(r.status).To(Equal(http.StatusBadRequest))
-			expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 		},
 		Entry("role root", "root", "approve"),
 		Entry("no role", "", "approve"),
@@ -132,9 +132,9 @@ var _ = Describe("Device consent page (RFC 8628 section 3.3; PRODUCT.md section 
 		Expect(h.postForm("/oauth/device", form).status).To(Equal(http.StatusOK))
 		form.Set("action", "approve")
 		r := h.postForm("/oauth/device", form)
-		Expect(r.status).To(Equal(http.StatusBadRequest))
+		Expect(r.status).To(Equal(http.StatusForbidden), "a rendered form approves once")
 		Expect(r.body).To(ContainSubstring("already used"))
-		expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "access_denied", "")
+		expectOAuthError(h.poll(d), http.StatusBadRequest, "access_denied", "")
 	})
 
 	It("refuses an oversized form with a page, not a 500", func() {

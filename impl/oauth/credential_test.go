@@ -70,7 +70,7 @@ var _ = Describe("Credentials and Verify (source sections 2, 3 and 5)", func() {
 		h.restart()
 		Expect(h.decide(d.userCode, "owner", "approve").status).To(Equal(200))
 		h.restart()
-		Expect(h.poll(d.deviceCode).str("access_token")).NotTo(BeEmpty())
+		Expect(h.poll(d).str("access_token")).NotTo(BeEmpty())
 	})
 
 	It("refuses each other's credentials between two instances with separate stores", func() {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/conform-mcp/conform/impl/store"
 )
@@ -33,6 +34,13 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	now := s.clock.Now()
+	// RFC 8628 section 5.2: every device authorization stores a record and
+	// shows a code to guess, so the endpoint is limited per source address
+	// (here, before anything else is looked at) and per client (below).
+	if ok, wait := s.deviceByPeer.allow(peerKey(r), now); !ok {
+		tooMany(w, wait, "Too many device authorizations from this address; wait and try again")
+		return
+	}
 	s.maybeSweep(now)
 	clientID, oerr := requestClientID(r, form)
 	if oerr != nil {
@@ -46,6 +54,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 	deviceCode := randomString(32)
 	digest := store.DigestOf(deviceCode)
 	var userCode string
+	var retry time.Duration
 	err := s.store.Update(func(tx *store.Tx) error {
 		client, ok, err := lookupClient(tx, clientID, now)
 		if err != nil {
@@ -57,6 +66,20 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 		}
 		if !allowsGrant(client, grantDevice) {
 			oerr = badRequest(errUnauthorizedClient, "The client did not register for the device_code grant")
+			return nil
+		}
+		pending, err := pendingFor(tx, client.ID, now)
+		if err != nil {
+			return err
+		}
+		if pending >= maxPendingPerClient {
+			oerr, retry = &oauthError{status: http.StatusTooManyRequests, Code: errTooManyRequests,
+				Description: "Too many pending device authorizations for this client; finish one or let it expire"}, deviceCodeLifetime
+			return nil
+		}
+		if ok, wait := s.deviceByClient.allow(client.ID, now); !ok {
+			oerr, retry = &oauthError{status: http.StatusTooManyRequests, Code: errTooManyRequests,
+				Description: "Too many device authorizations for this client; wait and try again"}, wait
 			return nil
 		}
 		// Twenty letters to the eighth power leaves collisions rare; a few
@@ -83,6 +106,9 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	if oerr != nil {
+		if retry > 0 {
+			setRetryAfter(w, retry)
+		}
 		writeError(w, oerr)
 		return
 	}
@@ -95,6 +121,31 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 		ExpiresIn:               int(deviceCodeLifetime.Seconds()),
 		Interval:                int(deviceInterval.Seconds()),
 	})
+}
+
+// maxPendingPerClient caps the device authorizations one client may have
+// waiting for consent at once: each is a record in the store and a code on
+// the verification page.
+const maxPendingPerClient = 10
+
+// pendingFor counts the client's device authorizations still waiting for
+// consent inside their window.
+func pendingFor(tx *store.Tx, clientID string, now time.Time) (int, error) {
+	n := 0
+	err := tx.DeviceCodes(func(_ store.Digest, dc store.DeviceCode) error {
+		if dc.ClientID == clientID && dc.Status == store.DevicePending && now.Before(dc.ExpiresAt) {
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// tooMany answers 429 with Retry-After and an RFC 6749-style body, as
+// registration throttling does (PRODUCT.md section 6).
+func tooMany(w http.ResponseWriter, wait time.Duration, description string) {
+	setRetryAfter(w, wait)
+	writeJSON(w, http.StatusTooManyRequests, &oauthError{Code: errTooManyRequests, Description: description})
 }
 
 // newUserCode draws eight letters uniformly from userCodeAlphabet and writes
@@ -135,8 +186,9 @@ func normalizeUserCode(s string) string {
 
 // deviceGrant redeems a device code at the token endpoint (RFC 8628 section
 // 3.4 and 3.5). The answers, in order: an unknown, expired or spent code is
-// invalid_grant with the source's text (section 7.3); a denied one is
-// access_denied; a pending one is slow_down when polled sooner than the
+// invalid_grant with the source's text (section 7.3), as is a code presented
+// by another client, while a request naming no client is invalid_request; a
+// denied or locked one is access_denied; a pending one is slow_down when polled sooner than the
 // interval, else authorization_pending; an approved one yields a credential
 // with no expiry and no refresh token (source sections 2 and 5.8).
 func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
@@ -158,7 +210,13 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 			oerr = invalid
 			return nil
 		}
-		if req.clientID != "" && req.clientID != dc.ClientID {
+		// RFC 8628 section 3.4: a public client names itself with client_id,
+		// and the code is redeemed only by the client it was issued to.
+		switch {
+		case req.clientID == "":
+			oerr = badRequest(errInvalidRequest, "Missing client_id: a device code is redeemed by the client it was issued to")
+			return nil
+		case req.clientID != dc.ClientID:
 			oerr = invalid
 			return nil
 		}
@@ -177,6 +235,9 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 		switch dc.Status {
 		case store.DeviceDenied:
 			oerr = badRequest(errAccessDenied, "The authorization request was denied")
+			return nil
+		case store.DeviceLocked:
+			oerr = badRequest(errAccessDenied, "The authorization request was locked after repeated failed approval attempts; start again")
 			return nil
 		case store.DeviceApproved:
 			// A device code is redeemed once: deleting it with the issue makes

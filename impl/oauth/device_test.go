@@ -34,6 +34,8 @@ var _ = Describe("Device authorization (RFC 8628; source sections 2, 3, 7.3 and 
 		It("draws user codes without vowels, digits or look-alikes", func() {
 			seen := map[string]bool{}
 			for range 50 {
+				// Past the client's rate and pending cap (device_limits_test.go).
+				h.clock.Advance(6 * time.Minute)
 				code := h.startDevice(clientID).userCode
 				Expect(code).To(MatchRegexp(`^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$`))
 				Expect(regexp.MustCompile(`[AEIOUY0-9]`).MatchString(code)).To(BeFalse())
@@ -69,12 +71,12 @@ var _ = Describe("Device authorization (RFC 8628; source sections 2, 3, 7.3 and 
 		BeforeEach(func() { d = h.startDevice(clientID) })
 
 		It("answers authorization_pending before consent", func() {
-			expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 		})
 
 		It("issues a credential with no expiry and no refresh token once approved", func() {
 			Expect(h.decide(d.userCode, "owner", "approve").status).To(Equal(http.StatusOK))
-			r := h.poll(d.deviceCode)
+			r := h.poll(d)
 			Expect(r.status).To(Equal(http.StatusOK))
 			Expect(r.header.Get("Cache-Control")).To(Equal("no-store"))
 			Expect(r.json).To(HaveKeyWithValue("token_type", "Bearer"))
@@ -99,19 +101,19 @@ var _ = Describe("Device authorization (RFC 8628; source sections 2, 3, 7.3 and 
 
 		It("redeems a device code once", func() {
 			h.decide(d.userCode, "owner", "approve")
-			Expect(h.poll(d.deviceCode).status).To(Equal(http.StatusOK))
-			expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
+			Expect(h.poll(d).status).To(Equal(http.StatusOK))
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
 		})
 
 		It("answers access_denied once denied", func() {
 			r := h.decide(d.userCode, "owner", "deny")
 			Expect(r.status).To(Equal(http.StatusOK))
 			Expect(r.body).To(ContainSubstring("denied"))
-			expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "access_denied", "")
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "access_denied", "")
 		})
 
 		It("refuses an unknown device_code with the source's text", func() {
-			expectOAuthError(h.poll("not-a-device-code"), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
+			expectOAuthError(h.poll(deviceStart{deviceCode: "not-a-device-code"}), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
 		})
 
 		It("refuses a missing device_code as invalid_request", func() {
@@ -123,24 +125,24 @@ var _ = Describe("Device authorization (RFC 8628; source sections 2, 3, 7.3 and 
 			It("still redeems an approved code at 4m59s", func() {
 				h.decide(d.userCode, "owner", "approve")
 				h.clock.Advance(4*time.Minute + 59*time.Second)
-				Expect(h.poll(d.deviceCode).status).To(Equal(http.StatusOK))
+				Expect(h.poll(d).status).To(Equal(http.StatusOK))
 			})
 
 			It("still answers authorization_pending at 4m59s", func() {
 				h.clock.Advance(4*time.Minute + 59*time.Second)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 			})
 
 			It("refuses an approved code at exactly 5m as invalid_grant", func() {
 				h.decide(d.userCode, "owner", "approve")
 				h.clock.Advance(5 * time.Minute)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
 			})
 
 			It("refuses an approved code at 5m01s as invalid_grant", func() {
 				h.decide(d.userCode, "owner", "approve")
 				h.clock.Advance(5*time.Minute + time.Second)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
 			})
 
 			It("no longer offers consent for an expired code", func() {
@@ -154,24 +156,24 @@ var _ = Describe("Device authorization (RFC 8628; source sections 2, 3, 7.3 and 
 
 		Describe("slow_down (RFC 8628 section 3.5)", func() {
 			It("never answers slow_down to the first poll", func() {
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 			})
 
 			It("answers slow_down to a poll sooner than the interval and adds 5 seconds to it", func() {
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 				h.clock.Advance(4 * time.Second)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "slow_down", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "slow_down", "")
 
 				By("requiring the grown 10-second interval from then on")
 				h.clock.Advance(9 * time.Second)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "slow_down", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "slow_down", "")
 				h.clock.Advance(15 * time.Second)
-				expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+				expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 			})
 
 			It("answers authorization_pending to polls exactly one interval apart", func() {
 				for range 3 {
-					expectOAuthError(h.poll(d.deviceCode), http.StatusBadRequest, "authorization_pending", "")
+					expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 					h.clock.Advance(5 * time.Second)
 				}
 			})

@@ -75,7 +75,8 @@ func (s *Server) maybeSweep(now time.Time) {
 
 // sweep deletes, in one transaction, every record that can no longer be used:
 // unused registrations past their lifetime, device codes past their window,
-// authorization codes past the replay memory, and expired credentials.
+// authorization codes past the replay memory, expired credentials, and the
+// owner's expired sessions and unposted forms.
 func (s *Server) sweep(now time.Time) error {
 	return s.store.Update(func(tx *store.Tx) error {
 		var clients []string
@@ -112,6 +113,20 @@ func (s *Server) sweep(now time.Time) error {
 		}); err != nil {
 			return err
 		}
+		sessions, forms, err := expiredOwnerRecords(tx, now)
+		if err != nil {
+			return err
+		}
+		for _, d := range sessions {
+			if err := tx.DeleteOwnerSession(d); err != nil {
+				return err
+			}
+		}
+		for _, d := range forms {
+			if err := tx.DeleteConsentForm(d); err != nil {
+				return err
+			}
+		}
 		for _, id := range clients {
 			if err := tx.DeleteClient(id); err != nil {
 				return err
@@ -132,10 +147,32 @@ func (s *Server) sweep(now time.Time) error {
 				return err
 			}
 		}
-		if n := len(clients) + len(devices) + len(codes) + len(creds); n > 0 {
+		if n := len(clients) + len(devices) + len(codes) + len(creds) + len(sessions) + len(forms); n > 0 {
 			s.log.Info("swept expired records", "clients", len(clients), "device_codes", len(devices),
-				"authorization_codes", len(codes), "credentials", len(creds))
+				"authorization_codes", len(codes), "credentials", len(creds),
+				"owner_sessions", len(sessions), "consent_forms", len(forms))
 		}
 		return nil
 	})
+}
+
+// expiredOwnerRecords lists the owner sessions and consent forms past their
+// expiry.
+func expiredOwnerRecords(tx *store.Tx, now time.Time) (sessions, forms []store.Digest, err error) {
+	err = tx.OwnerSessions(func(d store.Digest, s store.OwnerSession) error {
+		if !now.Before(s.ExpiresAt) {
+			sessions = append(sessions, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = tx.ConsentForms(func(d store.Digest, f store.ConsentForm) error {
+		if !now.Before(f.ExpiresAt) {
+			forms = append(forms, d)
+		}
+		return nil
+	})
+	return sessions, forms, err
 }

@@ -48,7 +48,7 @@ var _ = Describe("Unused registration lifetime (source sections 3 and 8)", func(
 	It("keeps a registration that completed an authorization", func() {
 		d := h.startDevice(clientID)
 		h.decide(d.userCode, "owner", "approve")
-		Expect(h.poll(d.deviceCode).status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
 		h.clock.Advance(30 * week)
 		Expect(deviceAuthorization(clientID).status).To(Equal(http.StatusOK))
 	})
@@ -57,7 +57,7 @@ var _ = Describe("Unused registration lifetime (source sections 3 and 8)", func(
 		kept := h.register()
 		d := h.startDevice(kept)
 		h.decide(d.userCode, "owner", "approve")
-		h.poll(d.deviceCode)
+		h.poll(d)
 		h.startDevice(kept)
 		h.clock.Advance(week + 2*time.Hour)
 		h.register() // any OAuth request lets the hourly sweep run

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -41,7 +42,13 @@ type host struct {
 	mux    *http.ServeMux
 	http   *httptest.Server
 	opts   oauth.Options
+	// browser carries the owner's session cookie, as a signed-in person's
+	// browser would; every request of h.get and h.post* goes through it.
+	browser *http.Client
 }
+
+// ownerSecret is the owner secret of every host of these specs.
+const ownerSecret = "the-owner-secret-of-the-oauth-specs-0123456789"
 
 // newHost starts an instance with a fresh data directory and, unless opts
 // names another clock, the manual clock h.clock.
@@ -58,7 +65,27 @@ func newHost(opts ...oauth.Options) *host {
 		h.http.Close()
 		_ = h.store.Close()
 	})
+	h.browser = newBrowser()
+	r := h.login(h.browser, ownerSecret, "/oauth/device")
+	Expect(r.status).To(Equal(http.StatusSeeOther), r.body)
 	return h
+}
+
+// newBrowser is an HTTP client with a cookie jar that does not follow
+// redirects, so specs see each answer.
+func newBrowser() *http.Client {
+	jar, err := cookiejar.New(nil)
+	Expect(err).NotTo(HaveOccurred())
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// login posts the owner sign-in form through c.
+func (h *host) login(c *http.Client, secret, back string) reply {
+	req, err := http.NewRequest(http.MethodPost, h.url("/oauth/login"),
+		strings.NewReader(url.Values{"secret": {secret}, "return": {back}}.Encode()))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return doWith(c, req)
 }
 
 func (h *host) open() {
@@ -70,6 +97,9 @@ func (h *host) open() {
 	if o.Clock == nil {
 		o.Clock = h.clock
 	}
+	Expect(h.store.Update(func(tx *store.Tx) error {
+		return tx.PutOwnerSecret(store.DigestOf(ownerSecret))
+	})).To(Succeed())
 	h.server, err = oauth.New(o)
 	Expect(err).NotTo(HaveOccurred())
 	h.mux = http.NewServeMux()
@@ -98,8 +128,12 @@ func (r reply) str(key string) string {
 	return s
 }
 
+// do sends req with no cookie and no session, as curl would.
 func do(req *http.Request) reply {
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return doWith(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, req)
+}
+
+func doWith(client *http.Client, req *http.Request) reply {
 	resp, err := client.Do(req)
 	Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
@@ -123,7 +157,7 @@ func (h *host) postRaw(path, body string) reply {
 	req, err := http.NewRequest(http.MethodPost, h.url(path), strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return do(req)
+	return doWith(h.browser, req)
 }
 
 func (h *host) postForm(path string, form url.Values) reply { return h.postRaw(path, form.Encode()) }
@@ -131,6 +165,21 @@ func (h *host) postForm(path string, form url.Values) reply { return h.postRaw(p
 func (h *host) get(path string) reply {
 	req, err := http.NewRequest(http.MethodGet, h.url(path), nil)
 	Expect(err).NotTo(HaveOccurred())
+	return doWith(h.browser, req)
+}
+
+// anonGet fetches path with no session, as curl would.
+func (h *host) anonGet(path string) reply {
+	req, err := http.NewRequest(http.MethodGet, h.url(path), nil)
+	Expect(err).NotTo(HaveOccurred())
+	return do(req)
+}
+
+// anonPostForm posts a form with no session, as curl would.
+func (h *host) anonPostForm(path string, form url.Values) reply {
+	req, err := http.NewRequest(http.MethodPost, h.url(path), strings.NewReader(form.Encode()))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	return do(req)
 }
 
@@ -147,17 +196,17 @@ func (h *host) register(uris ...string) string {
 }
 
 // deviceStart is the answer of the device authorization endpoint.
-type deviceStart struct{ deviceCode, userCode, verificationURI, complete string }
+type deviceStart struct{ clientID, deviceCode, userCode, verificationURI, complete string }
 
 func (h *host) startDevice(clientID string) deviceStart {
 	r := h.postForm("/oauth/device_authorization", url.Values{"client_id": {clientID}})
 	Expect(r.status).To(Equal(http.StatusOK), r.body)
-	return deviceStart{r.str("device_code"), r.str("user_code"), r.str("verification_uri"), r.str("verification_uri_complete")}
+	return deviceStart{clientID, r.str("device_code"), r.str("user_code"), r.str("verification_uri"), r.str("verification_uri_complete")}
 }
 
 var csrfField = regexp.MustCompile(`<input type="hidden" name="csrf" value="([^"]+)">`)
 
-// decide approves or denies a user code the way the harness does: GET the
+// decide approves or denies a user code as the signed-in owner: GET the
 // verification page with the code, take the csrf field, POST the decision.
 func (h *host) decide(userCode, role, action string) reply {
 	page := h.get("/oauth/device?user_code=" + url.QueryEscape(userCode))
@@ -168,8 +217,23 @@ func (h *host) decide(userCode, role, action string) reply {
 		"action": {action}, "csrf": {m[1]}})
 }
 
-func (h *host) poll(deviceCode string) reply {
-	return h.postForm("/oauth/token", url.Values{"grant_type": {deviceURN}, "device_code": {deviceCode}})
+// csrfFor opens the consent page for userCode as the signed-in owner and
+// returns its form's csrf token.
+func (h *host) csrfFor(userCode string) string {
+	GinkgoHelper()
+	page := h.get("/oauth/device?user_code=" + url.QueryEscape(userCode))
+	m := csrfField.FindStringSubmatch(page.body)
+	Expect(m).To(HaveLen(2), page.body)
+	return m[1]
+}
+
+// poll asks for the device grant's token as the client the code was issued to.
+func (h *host) poll(d deviceStart) reply {
+	form := url.Values{"grant_type": {deviceURN}, "device_code": {d.deviceCode}}
+	if d.clientID != "" {
+		form.Set("client_id", d.clientID)
+	}
+	return h.postForm("/oauth/token", form)
 }
 
 // deviceCredential runs the whole device flow and returns the credential.
@@ -177,7 +241,7 @@ func (h *host) deviceCredential(role string) (clientID, token string) {
 	clientID = h.register()
 	d := h.startDevice(clientID)
 	Expect(h.decide(d.userCode, role, "approve").status).To(Equal(http.StatusOK))
-	r := h.poll(d.deviceCode)
+	r := h.poll(d)
 	Expect(r.status).To(Equal(http.StatusOK), r.body)
 	return clientID, r.str("access_token")
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/conform-mcp/conform/impl/store"
 )
@@ -50,10 +49,8 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	// Only a request that would create a registration spends the address's
 	// allowance; a refused request costs nothing (source section 7.3 notes).
-	if ok, wait := s.limiter.allow(peerKey(r), now); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(wait)))
-		writeJSON(w, http.StatusTooManyRequests, &oauthError{Code: errTooManyRequests,
-			Description: "Too many registrations from this address; register once and keep the client_id"})
+	if ok, wait := s.registrations.allow(peerKey(r), now); !ok {
+		tooMany(w, wait, "Too many registrations from this address; register once and keep the client_id")
 		return
 	}
 	s.maybeSweep(now)

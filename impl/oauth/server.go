@@ -40,6 +40,13 @@ type Options struct {
 	// RegistrationEvery is how often one more registration is allowed once
 	// the burst is spent; 0 means every 3 minutes.
 	RegistrationEvery time.Duration
+	// DeviceBurst is how many device authorizations one source address may
+	// start at once; 0 means 30. One client may start a third of that.
+	DeviceBurst int
+	// DeviceEvery is how often one more is allowed once the burst is spent;
+	// 0 means every 10 seconds (a client's own allowance refills three
+	// times slower).
+	DeviceEvery time.Duration
 	// Logger receives one line per registration, issued credential and
 	// internal failure; nil discards them.
 	Logger *slog.Logger
@@ -47,12 +54,21 @@ type Options struct {
 
 // Server answers the OAuth routes and verifies the credentials it issued.
 type Server struct {
-	store   *store.Store
-	clock   Clock
-	base    baseurl.Resolver
-	secret  []byte
-	limiter *registrationLimiter
-	log     *slog.Logger
+	store  *store.Store
+	clock  Clock
+	base   baseurl.Resolver
+	secret []byte
+	log    *slog.Logger
+
+	// registrations limits registrations per source address.
+	registrations *limiter
+	// deviceByPeer and deviceByClient limit device authorizations per
+	// source address and per client (RFC 8628 section 5.1 and 5.2).
+	deviceByPeer, deviceByClient *limiter
+	// wrongTries limits, per source address, the tries on the consent pages
+	// that fail: an unknown user code, a wrong owner secret, a forged form
+	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
+	wrongTries *limiter
 
 	sweepMu   sync.Mutex
 	nextSweep time.Time
@@ -73,16 +89,26 @@ func New(o Options) (*Server, error) {
 	if o.RegistrationEvery <= 0 {
 		o.RegistrationEvery = 3 * time.Minute
 	}
+	if o.DeviceBurst <= 0 {
+		o.DeviceBurst = 30
+	}
+	if o.DeviceEvery <= 0 {
+		o.DeviceEvery = 10 * time.Second
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		store:   o.Store,
-		clock:   o.Clock,
-		base:    o.BaseURL,
-		secret:  o.Store.Identity().Secret,
-		limiter: newRegistrationLimiter(o.RegistrationBurst, o.RegistrationEvery),
-		log:     o.Logger,
+		store:  o.Store,
+		clock:  o.Clock,
+		base:   o.BaseURL,
+		secret: o.Store.Identity().Secret,
+		log:    o.Logger,
+
+		registrations:  newLimiter(o.RegistrationBurst, o.RegistrationEvery),
+		deviceByPeer:   newLimiter(o.DeviceBurst, o.DeviceEvery),
+		deviceByClient: newLimiter(max(o.DeviceBurst/3, 1), 3*o.DeviceEvery),
+		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
 	}
 	s.maybeSweep(s.clock.Now())
 	return s, nil
@@ -92,6 +118,7 @@ func New(o Options) (*Server, error) {
 func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST /oauth/register", s.handleRegister)
 	mux.HandleFunc("POST /oauth/device_authorization", s.handleDeviceAuthorization)
+	mux.HandleFunc("POST /oauth/login", s.handleLogin)
 	mux.HandleFunc("GET /oauth/device", s.handleDevicePage)
 	mux.HandleFunc("POST /oauth/device", s.handleDeviceDecision)
 	mux.HandleFunc("GET /oauth/authorize", s.handleAuthorizePage)

@@ -30,6 +30,9 @@ const (
 	DeviceApproved DeviceStatus = "approved"
 	// DeviceDenied was denied; polls answer access_denied.
 	DeviceDenied DeviceStatus = "denied"
+	// DeviceLocked met too many failed approval attempts (a wrong owner
+	// secret, a forged form); polls answer access_denied.
+	DeviceLocked DeviceStatus = "locked"
 )
 
 // DeviceCode is a device authorization request (RFC 8628 section 3.2), keyed
@@ -51,6 +54,8 @@ type DeviceCode struct {
 	Status DeviceStatus `json:"status"`
 	// Role is the role chosen at approval.
 	Role string `json:"role,omitempty"`
+	// FailedTries counts failed approval attempts naming the user code.
+	FailedTries int `json:"failed_tries,omitempty"`
 }
 
 // AuthCode is an authorization code (RFC 6749 section 4.1.2), keyed by the

@@ -1,7 +1,8 @@
 // Package store keeps every piece of the reference host's authorization state
 // in one embedded bbolt file, so a restart loses nothing (PRODUCT.md section 6,
 // "Storage"): the instance identity, client registrations, device codes,
-// authorization codes, credentials and refresh tokens.
+// authorization codes, credentials and refresh tokens, and the owner's
+// secret (as a digest), sessions and rendered consent forms.
 //
 // Secrets handed to clients (device codes, authorization codes, credentials,
 // refresh tokens) are keyed by their SHA-256 Digest; the secret itself is
@@ -36,6 +37,8 @@ var (
 	bucketAuthCodes     = []byte("authorization_codes")
 	bucketCredentials   = []byte("credentials")
 	bucketRefreshTokens = []byte("refresh_tokens")
+	bucketOwnerSessions = []byte("owner_sessions")
+	bucketConsentForms  = []byte("consent_forms")
 
 	keyInstanceID = []byte("instance_id")
 	keySecret     = []byte("secret")
@@ -83,7 +86,7 @@ func Open(path string) (*Store, error) {
 // initialize creates the buckets and, on first open, the identity.
 func (s *Store) initialize(tx *bolt.Tx) error {
 	for _, name := range [][]byte{bucketMeta, bucketClients, bucketDeviceCodes, bucketUserCodes,
-		bucketAuthCodes, bucketCredentials, bucketRefreshTokens} {
+		bucketAuthCodes, bucketCredentials, bucketRefreshTokens, bucketOwnerSessions, bucketConsentForms} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 			return err
 		}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/impl/owner"
+	"github.com/conform-mcp/conform/impl/role"
+)
+
+// approveCommand approves a pending device sign-in as the host's owner,
+// without a browser, for CI and for conform's profile key
+// oauth.device_approval_command:
+//
+//	device_approval_command: "toolhost approve --data ./data --target {target} {user_code}"
+//
+// It signs in with the owner secret from TOOLHOST_OWNER_SECRET or the data
+// directory's owner-secret file, and refuses without one.
+func approveCommand() *cobra.Command {
+	var base, data, roleName string
+	cmd := &cobra.Command{
+		Use:   "approve --data DIR --target URL USER_CODE",
+		Short: "Approve a pending device sign-in as the host's owner",
+		Long: `Approve a pending device sign-in on a running host's consent page, as its
+owner. The owner secret comes from ` + owner.EnvVar + ` when set, otherwise
+from the file ` + owner.FileName + ` in the host's data directory (--data).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !role.Known(roleName) {
+				return fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
+			}
+			secret, err := owner.Read(data, os.Getenv(owner.EnvVar))
+			if err != nil {
+				return fmt.Errorf("approve: %w", err)
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			return oauth.ApproveDevice(ctx, &http.Client{}, base, secret, args[0], roleName)
+		},
+	}
+	cmd.Flags().StringVar(&base, "target", "http://127.0.0.1:8080", "base URL of the host")
+	cmd.Flags().StringVar(&data, "data", "data", "the host's data directory, which holds the owner secret")
+	cmd.Flags().StringVar(&roleName, "role", role.Owner, "role to grant: owner, admin, member or guest")
+	return cmd
+}
+
+// ownerSecretNote tells the operator where the owner secret is.
+func ownerSecretNote(data string) string {
+	if os.Getenv(owner.EnvVar) != "" {
+		return "owner secret from " + owner.EnvVar
+	}
+	return "owner secret in " + filepath.Join(data, owner.FileName) + " (approve sign-ins with it)"
+}

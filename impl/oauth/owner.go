@@ -1,0 +1,232 @@
+package oauth
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/impl/store"
+)
+
+// The consent pages approve sign-ins, so only the host's owner may use them
+// (RFC 8628 section 5, RFC 9700 section 4.4): the owner signs in with the
+// owner secret (package owner), gets a session cookie, and each consent form
+// is bound to that session and accepted once.
+const (
+	// sessionCookie names the owner's session cookie. It is HttpOnly and
+	// SameSite=Strict: no script reads it and no other site's request carries it.
+	sessionCookie = "toolhost_owner"
+	// ownerSessionLifetime bounds a session; the owner signs in again after it.
+	ownerSessionLifetime = 12 * time.Hour
+	// consentFormLifetime bounds how long a rendered form may be posted.
+	consentFormLifetime = 10 * time.Minute
+	// wrongTryBurst is how many failed tries one address may make on the
+	// consent pages before it is answered 429; wrongTryEvery gives one more.
+	wrongTryBurst = 10
+	wrongTryEvery = time.Minute
+	// maxUserCodeTries locks a user code after this many failed approval
+	// attempts naming it: the device authorization is then refused.
+	maxUserCodeTries = 5
+)
+
+// handleLogin is POST /oauth/login: the owner secret, from the sign-in page
+// that stands in front of every consent page. On success it starts a
+// session and sends the person back to the page they asked for.
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	now := s.clock.Now()
+	if s.refuseThrottled(w, r, now) || !readConsentForm(w, r) {
+		return
+	}
+	back := returnPath(r.PostForm.Get("return"))
+	if !s.sameOrigin(r) {
+		s.wrongTry(r, now, userCodeOf(back))
+		writePage(w, http.StatusForbidden, crossSite)
+		return
+	}
+	if !s.ownerSecretValid(r.PostForm.Get("secret")) {
+		s.wrongTry(r, now, userCodeOf(back))
+		writePage(w, http.StatusForbidden, page{Title: "Sign in as the owner", Error: true,
+			Message: "That is not the owner secret of this host.", Login: &loginView{Return: back}})
+		return
+	}
+	token := randomString(32)
+	err := s.store.Update(func(tx *store.Tx) error {
+		return tx.PutOwnerSession(store.DigestOf(token), store.OwnerSession{CreatedAt: now,
+			ExpiresAt: now.Add(ownerSessionLifetime)})
+	})
+	if err != nil {
+		s.log.Error("start owner session", "err", err)
+		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+			Message: "The sign-in could not be recorded. Try again."})
+		return
+	}
+	s.log.Info("owner signed in", "peer", peerKey(r))
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/oauth",
+		MaxAge: int(ownerSessionLifetime / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: strings.HasPrefix(s.base.Of(r), "https://")})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// ownerSecretValid compares the digest of secret with the stored one in
+// constant time. A host with no owner secret accepts none.
+func (s *Server) ownerSecretValid(secret string) bool {
+	if secret == "" {
+		return false
+	}
+	var ok bool
+	err := s.store.View(func(tx *store.Tx) error {
+		want, set := tx.OwnerSecret()
+		got := store.DigestOf(secret)
+		ok = set && subtle.ConstantTimeCompare(got[:], want[:]) == 1
+		return nil
+	})
+	return err == nil && ok
+}
+
+// ownerSession returns the digest of the request's live owner session.
+func (s *Server) ownerSession(r *http.Request) (store.Digest, bool) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return store.Digest{}, false
+	}
+	d := store.DigestOf(c.Value)
+	var live bool
+	err = s.store.View(func(tx *store.Tx) error {
+		sess, found, err := tx.OwnerSession(d)
+		live = found && s.clock.Now().Before(sess.ExpiresAt)
+		return err
+	})
+	return d, err == nil && live
+}
+
+// sameOrigin is the cross-site check of every consent POST. A browser says
+// where a request comes from in Sec-Fetch-Site, a header no page can set, so
+// when it is present it decides: only same-origin (or none, a navigation the
+// person made) passes. Older browsers send only Origin, which must then
+// name this host; the pages' Referrer-Policy: no-referrer makes a browser
+// send Origin: null, which only passes beside Sec-Fetch-Site. A client that
+// sends neither (a command-line client) is judged by its session and form
+// token alone.
+func (s *Server) sameOrigin(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
+		return site == "same-origin" || site == "none"
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	base, err := url.Parse(s.base.Of(r))
+	return err == nil && origin == base.Scheme+"://"+base.Host
+}
+
+// crossSite is the page a cross-site consent post receives.
+var crossSite = page{Title: "Request not accepted", Error: true,
+	Message: "This request came from another site. Open the page on this host and try again."}
+
+// newForm records a consent form rendered for session that decides binding,
+// and returns its CSRF token.
+func (s *Server) newForm(session store.Digest, binding string) (string, error) {
+	token := randomString(32)
+	now := s.clock.Now()
+	err := s.store.Update(func(tx *store.Tx) error {
+		return tx.PutConsentForm(store.DigestOf(token), store.ConsentForm{Session: session, Binding: binding,
+			ExpiresAt: now.Add(consentFormLifetime)})
+	})
+	return token, err
+}
+
+// spendForm accepts a posted form's CSRF token once: it must have been
+// rendered for this session, for this decision, and not too long ago. The
+// form is deleted whatever the outcome, so it can never be posted again.
+func spendForm(tx *store.Tx, token string, session store.Digest, binding string, now time.Time) (bool, error) {
+	if token == "" {
+		return false, nil
+	}
+	d := store.DigestOf(token)
+	f, found, err := tx.ConsentForm(d)
+	if err != nil || !found {
+		return false, err
+	}
+	if err := tx.DeleteConsentForm(d); err != nil {
+		return false, err
+	}
+	return f.Session == session && f.Binding == binding && now.Before(f.ExpiresAt), nil
+}
+
+// refuseThrottled answers 429 to an address that has spent its wrong tries.
+func (s *Server) refuseThrottled(w http.ResponseWriter, r *http.Request, now time.Time) bool {
+	throttled, wait := s.wrongTries.throttled(peerKey(r), now)
+	if !throttled {
+		return false
+	}
+	setRetryAfter(w, wait)
+	writePage(w, http.StatusTooManyRequests, page{Title: "Too many tries", Error: true,
+		Message: "Too many codes or secrets from this address were wrong. Wait a minute and try again."})
+	return true
+}
+
+// wrongTry spends one of the address's wrong tries and, when the try named
+// a pending user code, counts it against that code, locking it at
+// maxUserCodeTries: its device authorization is then refused (RFC 8628
+// section 5.1).
+func (s *Server) wrongTry(r *http.Request, now time.Time, userCode string) {
+	s.wrongTries.allow(peerKey(r), now)
+	if userCode == "" {
+		return
+	}
+	err := s.store.Update(func(tx *store.Tx) error {
+		d, dc, found, err := tx.DeviceCodeByUserCode(userCode)
+		if err != nil || !found || dc.Status != store.DevicePending {
+			return err
+		}
+		dc.FailedTries++
+		if dc.FailedTries >= maxUserCodeTries {
+			dc.Status = store.DeviceLocked
+			s.log.Warn("user code locked after failed approval attempts", "client_id", dc.ClientID)
+		}
+		return tx.PutDeviceCode(d, dc)
+	})
+	if err != nil {
+		s.log.Error("count a failed approval attempt", "err", err)
+	}
+}
+
+// loginView is the sign-in form in front of the consent pages.
+type loginView struct {
+	// Return is the page to go back to once signed in.
+	Return string
+}
+
+// askOwner shows the sign-in form that stands in front of a consent page.
+func askOwner(w http.ResponseWriter, r *http.Request) {
+	writePage(w, http.StatusOK, page{Title: "Sign in as the owner", Login: &loginView{Return: returnPath(r.URL.RequestURI())}})
+}
+
+// returnPath keeps a return target only when it is one of the consent pages
+// of this host, so the sign-in form cannot send anyone elsewhere.
+func returnPath(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil ||
+		(u.Path != "/oauth/device" && u.Path != "/oauth/authorize") {
+		return "/oauth/device"
+	}
+	if u.RawQuery == "" {
+		return u.Path
+	}
+	return u.Path + "?" + u.RawQuery
+}
+
+// userCodeOf is the normalized user code a return target names, or "".
+func userCodeOf(back string) string {
+	u, err := url.Parse(back)
+	if err != nil || u.Path != "/oauth/device" {
+		return ""
+	}
+	if c := u.Query().Get("user_code"); c != "" {
+		return normalizeUserCode(c)
+	}
+	return ""
+}
