@@ -246,6 +246,36 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 				"refresh_token": {first.str("refresh_token")}}), http.StatusBadRequest, "invalid_grant", "")
 		})
 
+		It("revokes the whole grant when a rotated refresh token is replayed (RFC 9700 section 4.14.2)", func() {
+			refresh := func(token string) reply {
+				return h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
+					"refresh_token": {token}, "client_id": {clientID}})
+			}
+			first := redeem(codeFor("owner"), nil)
+			second := refresh(first.str("refresh_token"))
+			Expect(second.status).To(Equal(http.StatusOK), second.body)
+			third := refresh(second.str("refresh_token"))
+			Expect(third.status).To(Equal(http.StatusOK), third.body)
+			_, err := h.server.Verify(ctx(), third.str("access_token"))
+			Expect(err).NotTo(HaveOccurred())
+
+			By("replaying the first, long rotated, refresh token")
+			expectOAuthError(refresh(first.str("refresh_token")), http.StatusBadRequest, "invalid_grant",
+				"Refresh token already used; every token of its grant is revoked")
+
+			By("finding every token of the grant revoked")
+			_, err = h.server.Verify(ctx(), third.str("access_token"))
+			Expect(errors.Is(err, oauth.ErrInvalidCredential)).To(BeTrue())
+			expectOAuthError(refresh(third.str("refresh_token")), http.StatusBadRequest, "invalid_grant",
+				"Invalid or revoked refresh_token")
+
+			By("leaving another grant of the same client alone")
+			other := redeem(codeFor("owner"), nil)
+			_, err = h.server.Verify(ctx(), other.str("access_token"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(refresh(other.str("refresh_token")).status).To(Equal(http.StatusOK))
+		})
+
 		It("is never accepted as a credential", func() {
 			first := redeem(codeFor("owner"), nil)
 			_, err := h.server.Verify(ctx(), first.str("refresh_token"))

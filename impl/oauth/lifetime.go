@@ -30,6 +30,9 @@ const (
 	// grant, which come with a refresh token; device-grant credentials have
 	// no expiry (source section 3).
 	authCodeAccessLifetime = time.Hour
+	// spentRefreshKept is how long a rotated refresh token is remembered so
+	// that a replay can revoke its grant (RFC 9700 section 4.14.2).
+	spentRefreshKept = 7 * 24 * time.Hour
 	// sweepEvery is how often expired records are deleted from the store.
 	// Expiry itself is decided at every lookup, so the sweep only reclaims space.
 	sweepEvery = time.Hour
@@ -75,8 +78,8 @@ func (s *Server) maybeSweep(now time.Time) {
 
 // sweep deletes, in one transaction, every record that can no longer be used:
 // unused registrations past their lifetime, device codes past their window,
-// authorization codes past the replay memory, expired credentials, and the
-// owner's expired sessions and unposted forms.
+// authorization codes and spent refresh tokens past the replay memory,
+// expired credentials, and the owner's expired sessions and unposted forms.
 func (s *Server) sweep(now time.Time) error {
 	return s.store.Update(func(tx *store.Tx) error {
 		var clients []string
@@ -113,6 +116,20 @@ func (s *Server) sweep(now time.Time) error {
 		}); err != nil {
 			return err
 		}
+		var spent []store.Digest
+		if err := tx.RefreshTokens(func(d store.Digest, rt store.RefreshToken) error {
+			if !rt.SpentAt.IsZero() && !now.Before(rt.SpentAt.Add(spentRefreshKept)) {
+				spent = append(spent, d)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		for _, d := range spent {
+			if err := tx.DeleteRefreshToken(d); err != nil {
+				return err
+			}
+		}
 		sessions, forms, err := expiredOwnerRecords(tx, now)
 		if err != nil {
 			return err
@@ -147,10 +164,10 @@ func (s *Server) sweep(now time.Time) error {
 				return err
 			}
 		}
-		if n := len(clients) + len(devices) + len(codes) + len(creds) + len(sessions) + len(forms); n > 0 {
+		if n := len(clients) + len(devices) + len(codes) + len(creds) + len(spent) + len(sessions) + len(forms); n > 0 {
 			s.log.Info("swept expired records", "clients", len(clients), "device_codes", len(devices),
 				"authorization_codes", len(codes), "credentials", len(creds),
-				"owner_sessions", len(sessions), "consent_forms", len(forms))
+				"spent_refresh_tokens", len(spent), "owner_sessions", len(sessions), "consent_forms", len(forms))
 		}
 		return nil
 	})

@@ -5,9 +5,12 @@ import (
 )
 
 // refreshGrant exchanges a refresh token for a new credential (RFC 6749
-// section 6). The refresh token rotates: the one presented and the
-// credential issued with it are revoked in the same transaction that stores
-// their successors, so a leaked refresh token is good for one use at most.
+// section 6). The refresh token rotates: the one presented is spent and the
+// credential issued with it revoked in the same transaction that stores
+// their successors. A spent token presented again means it leaked, to the
+// client or to an attacker, and nobody can tell which: the whole grant is
+// revoked, every credential and refresh token it issued (RFC 9700 section
+// 4.14.2, refresh token rotation).
 func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	invalid := badRequest(errInvalidGrant, "Invalid or revoked refresh_token")
 	token := req.form.Get("refresh_token")
@@ -29,6 +32,11 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 			oerr = invalid
 			return nil
 		}
+		if !rt.SpentAt.IsZero() {
+			oerr = badRequest(errInvalidGrant, "Refresh token already used; every token of its grant is revoked")
+			s.log.Warn("refresh token replayed; grant revoked", "client_id", rt.ClientID)
+			return revokeGrant(tx, rt.GrantID)
+		}
 		client, ok, err := lookupClient(tx, rt.ClientID, req.now)
 		if err != nil {
 			return err
@@ -41,7 +49,8 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 			oerr = badRequest(errUnauthorizedClient, "The client did not register for the refresh_token grant")
 			return nil
 		}
-		if err := tx.DeleteRefreshToken(digest); err != nil {
+		rt.SpentAt = req.now
+		if err := tx.PutRefreshToken(digest, rt); err != nil {
 			return err
 		}
 		if err := tx.DeleteCredential(rt.Access); err != nil {

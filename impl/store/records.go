@@ -108,4 +108,7 @@ type RefreshToken struct {
 	// Access is the Digest of the credential issued alongside it, revoked
 	// when the refresh token is rotated.
 	Access Digest `json:"access"`
+	// SpentAt is set when the token was rotated: it is kept, spent, so that
+	// presenting it again is recognised as a replay.
+	SpentAt time.Time `json:"spent_at,omitzero"`
 }
