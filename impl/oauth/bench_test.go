@@ -21,6 +21,8 @@ type benchHost struct {
 	b      *testing.B
 	server *oauth.Server
 	mux    *http.ServeMux
+	// session is the owner's session cookie, sent to the consent page.
+	session string
 }
 
 func newBenchHost(b *testing.B) *benchHost {
@@ -29,17 +31,34 @@ func newBenchHost(b *testing.B) *benchHost {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	srv, err := oauth.New(oauth.Options{Store: st, Clock: clock.NewManual(epoch), RegistrationBurst: 1 << 20})
+	if err := st.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf(ownerSecret)) }); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := oauth.New(oauth.Options{Store: st, Clock: clock.NewManual(epoch), RegistrationBurst: 1 << 20,
+		DeviceBurst: 1 << 20})
 	if err != nil {
 		b.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	srv.Register(mux)
-	return &benchHost{b: b, server: srv, mux: mux}
+	h := &benchHost{b: b, server: srv, mux: mux}
+	req := httptest.NewRequest(http.MethodPost, "/oauth/login", strings.NewReader(url.Values{"secret": {ownerSecret}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	cookies := rec.Result().Cookies()
+	if len(cookies) != 1 {
+		b.Fatal("owner sign-in set no session cookie", rec.Code, rec.Body)
+	}
+	h.session = cookies[0].String()
+	return h
 }
 
 func (h *benchHost) call(method, target, contentType, body string) (int, string) {
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if h.session != "" {
+		req.Header.Set("Cookie", h.session)
+	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -88,9 +107,10 @@ func (h *benchHost) register() string {
 
 func BenchmarkVerify(b *testing.B) {
 	h := newBenchHost(b)
-	deviceCode := h.approvedDeviceCode(h.register())
+	clientID := h.register()
+	deviceCode := h.approvedDeviceCode(clientID)
 	code, body := h.call(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
-		"grant_type=device_code&device_code="+deviceCode)
+		"grant_type=device_code&device_code="+deviceCode+"&client_id="+clientID)
 	if code != http.StatusOK {
 		b.Fatal(code, body)
 	}
@@ -107,9 +127,10 @@ func BenchmarkVerify(b *testing.B) {
 func BenchmarkVerifyForeign(b *testing.B) {
 	h := newBenchHost(b)
 	other := newBenchHost(b)
-	deviceCode := other.approvedDeviceCode(other.register())
+	clientID := other.register()
+	deviceCode := other.approvedDeviceCode(clientID)
 	_, body := other.call(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
-		"grant_type=device_code&device_code="+deviceCode)
+		"grant_type=device_code&device_code="+deviceCode+"&client_id="+clientID)
 	token := other.field(body, "access_token")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -131,7 +152,7 @@ func BenchmarkDeviceTokenExchange(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		code, body := h.call(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded",
-			"grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code="+codes[i])
+			"grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code="+codes[i]+"&client_id="+clientID)
 		if code != http.StatusOK {
 			b.Fatal(code, body)
 		}

@@ -71,6 +71,7 @@ var _ = Describe("Registration rate limit (source sections 7.3 and 8)", func() {
 				req, err := http.NewRequest(http.MethodPost, h.url("/oauth/register"),
 					strings.NewReader(`{"redirect_uris":["https://a.example/cb"]}`))
 				Expect(err).NotTo(HaveOccurred())
+				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("X-Forwarded-For", "203.0.113."+strconv.Itoa(i))
 				r := do(req)
 				if i < 3 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 
@@ -78,6 +79,13 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 // does not support is replaced (token_endpoint_auth_method is always "none"),
 // which section 3.2.1 allows.
 func (s *Server) parseRegistration(w http.ResponseWriter, r *http.Request) (store.Client, *oauthError) {
+	// RFC 7591 section 3.1: the client "sends an HTTP POST ... with a
+	// content type of application/json". Holding to it means a cross-site
+	// HTML form, which can only send form or text bodies, cannot register.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return store.Client{}, badRequest(errInvalidClientMetadata,
+			"Content-Type must be application/json (RFC 7591 section 3.1)")
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {

@@ -111,6 +111,32 @@ var _ = Describe("Client registration (RFC 7591; source sections 4 and 7.3)", fu
 		Expect(r.str("error_description")).To(HavePrefix(redirectRule))
 	})
 
+	DescribeTable("takes JSON only, so a cross-site form post cannot register (RFC 7591 section 3.1)",
+		func(contentType string) {
+			req, err := http.NewRequest(http.MethodPost, h.url("/oauth/register"),
+				strings.NewReader(`{"redirect_uris":["https://a.example/cb"]}`))
+			Expect(err).NotTo(HaveOccurred())
+			if contentType != "" {
+				req.Header.Set("Content-Type", contentType)
+			}
+			expectOAuthError(do(req), http.StatusBadRequest, "invalid_client_metadata",
+				"Content-Type must be application/json (RFC 7591 section 3.1)")
+		},
+		Entry("a form post", "application/x-www-form-urlencoded"),
+		Entry("a text/plain form post", "text/plain"),
+		Entry("a multipart form post", "multipart/form-data; boundary=x"),
+		Entry("no Content-Type", ""),
+		Entry("a malformed Content-Type", "application/json;;"),
+	)
+
+	It("accepts application/json with parameters", func() {
+		req, err := http.NewRequest(http.MethodPost, h.url("/oauth/register"),
+			strings.NewReader(`{"redirect_uris":["https://a.example/cb"]}`))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/json; charset=utf-8")
+		Expect(do(req).status).To(Equal(http.StatusCreated))
+	})
+
 	DescribeTable("answers malformed metadata with invalid_client_metadata, never a 500",
 		func(body string) {
 			expectOAuthError(h.postJSON("/oauth/register", body), http.StatusBadRequest, "invalid_client_metadata", "")
