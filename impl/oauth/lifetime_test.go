@@ -75,6 +75,30 @@ var _ = Describe("Unused registration lifetime (source sections 3 and 8)", func(
 		Expect(devices).To(BeZero())
 	})
 
+	It("sweeps the owner's expired sessions and unposted forms, so the store does not grow", func() {
+		d := h.startDevice(clientID)
+		h.csrfFor(d.userCode) // renders a form that is never posted
+		count := func() (sessions, forms int) {
+			Expect(h.store.View(func(tx *store.Tx) error {
+				if err := tx.OwnerSessions(func(store.Digest, store.OwnerSession) error { sessions++; return nil }); err != nil {
+					return err
+				}
+				return tx.ConsentForms(func(store.Digest, store.ConsentForm) error { forms++; return nil })
+			})).To(Succeed())
+			return sessions, forms
+		}
+		sessions, forms := count()
+		Expect(sessions).To(Equal(1))
+		Expect(forms).To(Equal(1))
+		h.clock.Advance(13 * time.Hour)
+		h.register() // any OAuth request lets the hourly sweep run
+		sessions, forms = count()
+		Expect(sessions).To(BeZero())
+		Expect(forms).To(BeZero())
+		By("asking the owner to sign in again")
+		Expect(h.get("/oauth/device").body).To(ContainSubstring(`id="owner_secret"`))
+	})
+
 	It("sweeps at start-up too", func() {
 		h.clock.Advance(week + time.Second)
 		h.restart()
