@@ -1,7 +1,8 @@
 // Package oauth is the authorization side of the reference host: client
 // registration (RFC 7591), the device authorization grant (RFC 8628), the
 // authorization code grant with PKCE (RFC 6749 section 4.1, RFC 7636),
-// refresh tokens (RFC 6749 section 6), the consent pages, and the metadata
+// refresh tokens (RFC 6749 section 6), the consent pages behind the owner's
+// sign-in, the limits that bound abuse of all of them, and the metadata
 // documents (RFC 8414, RFC 9728). Error texts and time rules follow the
 // source document (sections 2, 3, 4, 5, 7.3 and 8); what it does not show
 // follows PRODUCT.md section 6.
