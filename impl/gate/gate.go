@@ -15,6 +15,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/baseurl"
 	"github.com/conform-mcp/conform/impl/caller"
+	"github.com/conform-mcp/conform/impl/request"
 )
 
 // DefaultMaxBodyBytes bounds a request body when Config.MaxBodyBytes is 0.
@@ -59,8 +60,9 @@ type gate struct {
 }
 
 // New returns next behind gates 1 and 2. Requests that pass reach next with
-// the body re-supplied and, when a credential verified, the caller in the
-// context (caller.NewContext).
+// the body re-supplied, the messages the gate parsed in the context
+// (request.NewContext), so next need not decode them again, and, when a
+// credential verified, the caller in the context (caller.NewContext).
 func New(next http.Handler, cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -94,7 +96,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, codeInvalidRequest, "Invalid Request: the body could not be read")
 		return
 	}
-	msgs, rpcErr := parseMessages(body)
+	msgs, batch, rpcErr := parseMessages(body)
 	if rpcErr != nil {
 		writeRPCError(w, http.StatusBadRequest, rpcErr.code, rpcErr.message)
 		return
@@ -117,7 +119,7 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	r = r.WithContext(ctx)
+	r = r.WithContext(request.NewContext(ctx, share(body, batch, msgs)))
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	g.next.ServeHTTP(w, r)

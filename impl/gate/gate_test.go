@@ -15,6 +15,7 @@ import (
 	"github.com/conform-mcp/conform/impl/baseurl"
 	"github.com/conform-mcp/conform/impl/caller"
 	"github.com/conform-mcp/conform/impl/gate"
+	"github.com/conform-mcp/conform/impl/request"
 )
 
 const goodToken = "good-token"
@@ -33,12 +34,13 @@ type passed struct {
 	called bool
 	caller caller.Caller
 	body   string
+	shared *request.Body
 }
 
 func newGate(p *passed) http.Handler {
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		*p = passed{called: true, caller: caller.FromContext(r.Context()), body: string(body)}
+		*p = passed{called: true, caller: caller.FromContext(r.Context()), body: string(body), shared: request.FromContext(r.Context())}
 		w.WriteHeader(http.StatusOK)
 	})
 	return gate.New(next, gate.Config{
@@ -133,6 +135,29 @@ var _ = Describe("Gate", func() {
 		Expect(call(h, bearer, body).Code).To(Equal(200))
 		Expect(p.caller).To(Equal(caller.Caller{ClientID: "client-1", Role: "owner"}))
 		Expect(p.body).To(Equal(body))
+	})
+
+	It("shares the messages it parsed, each member as it is in the body", func() {
+		body := `{"jsonrpc":"2.0", "id":"a-1","method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/"}}}`
+		Expect(call(h, anonymous, body).Code).To(Equal(200))
+		Expect(p.shared).To(Equal(&request.Body{Raw: []byte(body), Messages: []request.Message{{
+			Object:    true,
+			Version:   []byte(`"2.0"`),
+			ID:        []byte(`"a-1"`),
+			Method:    "tools/call",
+			HasMethod: true,
+			Params:    []byte(`{"name":"afs_read","arguments":{"path":"/"}}`),
+		}}}))
+	})
+
+	It("shares a batch entry by entry, absent members nil", func() {
+		body := "[" + rpc("tools/list", "") + `, {"jsonrpc":"2.0","method":"notifications/initialized"}]`
+		Expect(call(h, bearer, body).Code).To(Equal(200))
+		Expect(p.shared.Batch).To(BeTrue())
+		Expect(p.shared.Messages).To(Equal([]request.Message{
+			{Object: true, Version: []byte(`"2.0"`), ID: []byte("1"), Method: "tools/list", HasMethod: true},
+			{Object: true, Version: []byte(`"2.0"`), Method: "notifications/initialized", HasMethod: true},
+		}))
 	})
 
 	It("leaves an anonymous caller anonymous", func() {

@@ -1,11 +1,12 @@
 package gate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/conform-mcp/conform/impl/request"
 )
 
 // JSON-RPC 2.0 error codes (JSON-RPC 2.0 section 5.1).
@@ -14,12 +15,14 @@ const (
 	codeInvalidRequest = -32600
 )
 
-// message is what gate 1 needs of one JSON-RPC message.
+// message is what gate 1 needs of one JSON-RPC message, and the message as
+// the handlers behind the gate receive it (package request).
 type message struct {
 	method      string
 	hasMethod   bool // "method" is present and a string
 	toolName    string
 	hasToolName bool // tools/call with params.name a string
+	wire        request.Message
 }
 
 type rpcError struct {
@@ -27,89 +30,77 @@ type rpcError struct {
 	message string
 }
 
-// parseMessages reads a JSON-RPC message or batch. It refuses duplicate
-// keys in the fields it reads: the SDK behind the gate decodes with another
-// JSON library, and a key given twice could be read one way here and
-// another way there, letting an allowed name through for a privileged one.
-func parseMessages(body []byte) ([]message, *rpcError) {
+// parseMessages reads a JSON-RPC message or batch, in one pass over a body
+// json.Valid accepted. It refuses duplicate keys in the fields it reads: the
+// SDK behind the gate decodes with another JSON library, and a key given
+// twice could be read one way here and another way there, letting an allowed
+// name through for a privileged one.
+func parseMessages(body []byte) (msgs []message, batch bool, _ *rpcError) {
 	if !json.Valid(body) {
-		return nil, &rpcError{codeParseError, "Parse error: the body is not valid JSON"}
+		return nil, false, &rpcError{codeParseError, "Parse error: the body is not valid JSON"}
 	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(body, &batch); err != nil || len(batch) == 0 {
-			return nil, &rpcError{codeInvalidRequest, "Invalid Request: a batch must hold at least one message"}
+	start := skipSpace(body, 0)
+	if body[start] == '[' {
+		entries := arrayEntries(body[start:])
+		if len(entries) == 0 {
+			return nil, true, &rpcError{codeInvalidRequest, "Invalid Request: a batch must hold at least one message"}
 		}
-		msgs := make([]message, 0, len(batch))
-		for i, raw := range batch {
-			m, _, err := parseMessage(raw)
+		msgs = make([]message, 0, len(entries))
+		for i, raw := range entries {
+			m, err := parseMessage(raw)
 			if err != nil {
-				return nil, &rpcError{codeInvalidRequest, fmt.Sprintf("Invalid Request: batch entry %d: %v", i, err)}
+				return nil, true, &rpcError{codeInvalidRequest, fmt.Sprintf("Invalid Request: batch entry %d: %v", i, err)}
 			}
 			msgs = append(msgs, m)
 		}
-		return msgs, nil
+		return msgs, true, nil
 	}
-	m, isObject, err := parseMessage(body)
+	m, err := parseMessage(body)
 	if err != nil {
-		return nil, &rpcError{codeInvalidRequest, "Invalid Request: " + err.Error()}
+		return nil, false, &rpcError{codeInvalidRequest, "Invalid Request: " + err.Error()}
 	}
-	if !isObject {
-		return nil, &rpcError{codeInvalidRequest, "Invalid Request: a message must be a JSON object"}
+	if !m.wire.Object {
+		return nil, false, &rpcError{codeInvalidRequest, "Invalid Request: a message must be a JSON object"}
 	}
-	return []message{m}, nil
+	return []message{m}, false, nil
 }
 
 // parseMessage reads one message. A non-object entry of a batch is left to
 // gate 1 (it has no method, so it is refused to an anonymous caller) and to
 // the SDK; only a lone non-object body is an invalid request here.
-func parseMessage(raw json.RawMessage) (m message, isObject bool, err error) {
+func parseMessage(raw []byte) (message, error) {
 	fields, isObject, err := objectFields(raw)
 	if err != nil || !isObject {
-		return message{}, isObject, err
+		return message{}, err
 	}
-	if rawMethod, ok := fields["method"]; ok {
-		m.hasMethod = json.Unmarshal(rawMethod, &m.method) == nil
-	}
+	m := message{wire: request.Message{
+		Object:  true,
+		Version: fields["jsonrpc"],
+		ID:      fields["id"],
+		Params:  fields["params"],
+	}}
+	m.method, m.hasMethod = stringValue(fields["method"])
+	m.wire.Method, m.wire.HasMethod = m.method, m.hasMethod
 	if !m.hasMethod || m.method != "tools/call" {
-		return m, true, nil
+		return m, nil
 	}
-	params, paramsObject, err := objectFields(fields["params"])
+	params, paramsObject, err := objectFields(m.wire.Params)
 	if err != nil {
-		return message{}, true, fmt.Errorf("params: %w", err)
+		return message{}, fmt.Errorf("params: %w", err)
 	}
-	if rawName, ok := params["name"]; ok && paramsObject {
-		m.hasToolName = json.Unmarshal(rawName, &m.toolName) == nil
+	if paramsObject {
+		m.toolName, m.hasToolName = stringValue(params["name"])
 	}
-	return m, true, nil
+	return m, nil
 }
 
-// objectFields returns the members of a JSON object, failing on a key given
-// twice; isObject is false for any other JSON value (or none).
-func objectFields(raw json.RawMessage) (fields map[string]json.RawMessage, isObject bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return nil, false, nil
+// share is the body as the handlers behind the gate receive it.
+func share(body []byte, batch bool, msgs []message) *request.Body {
+	b := &request.Body{Raw: body, Batch: batch, Messages: make([]request.Message, len(msgs))}
+	for i, m := range msgs {
+		b.Messages[i] = m.wire
 	}
-	fields = map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false, err
-		}
-		key, _ := tok.(string) // json.Decoder only yields strings as keys
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, false, err
-		}
-		if _, dup := fields[key]; dup {
-			return nil, false, fmt.Errorf("the key %q appears twice", key)
-		}
-		fields[key] = value
-	}
-	return fields, true, nil
+	return b
 }
 
 // writeRPCError answers a request that never reached the JSON-RPC layer with
