@@ -97,7 +97,9 @@ func (s *Server) names(anonymous bool) []string {
 
 // Handler serves MCP over streamable HTTP, stateless with JSON replies
 // (PRODUCT 6): no session id, and no initialize required before a call,
-// while clients that do initialise work as usual.
+// while clients that do initialise work as usual. A single call the gate
+// has parsed goes to the server directly (direct.go); everything else
+// through the SDK's streamable handler.
 func (s *Server) Handler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:    true,
@@ -107,5 +109,11 @@ func (s *Server) Handler() http.Handler {
 		// loopback names, would refuse the public name behind a proxy.
 		DisableLocalhostProtection: true,
 	})
-	return acceptJSON(h)
+	return acceptJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if call, version, ok := directCall(r); ok {
+			s.serveCall(w, r, call, version)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
 }

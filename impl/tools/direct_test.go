@@ -1,0 +1,192 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/caller"
+	"github.com/conform-mcp/conform/impl/gate"
+	"github.com/conform-mcp/conform/impl/request"
+)
+
+const ownerToken = "owner-token"
+
+type ownerVerifier struct{}
+
+func (ownerVerifier) Verify(_ context.Context, token string) (caller.Caller, error) {
+	if token == ownerToken {
+		return caller.Caller{ClientID: "client", Role: "owner"}, nil
+	}
+	return caller.Caller{}, errors.New("unknown credential")
+}
+
+// reply is what a client sees of an answer.
+type reply struct {
+	status       int
+	contentType  string
+	cacheControl string
+	body         string
+}
+
+func replyOf(resp *http.Response) reply {
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.Body.Close()).To(Succeed())
+	return reply{resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"), string(body)}
+}
+
+// twoPaths serves the same server behind the gate twice: as the host does,
+// where a call the gate parsed may be served directly, and with the parsed
+// body hidden, so that every request takes the SDK's streamable handler.
+type twoPaths struct {
+	direct, sdk *httptest.Server
+	mu          sync.Mutex
+	served      []bool // for each request to direct, whether it was served directly
+}
+
+func newTwoPaths() *twoPaths {
+	mem, err := afs.NewMemory(map[string]string{"readme.md": "# Readme\n"}, time.Now)
+	Expect(err).NotTo(HaveOccurred())
+	base, err := afs.NewMemory(map[string]string{"notes.txt": "closed\n"}, time.Now)
+	Expect(err).NotTo(HaveOccurred())
+	fsys, err := afs.New([]afs.Mount{
+		{Path: "/public", Provider: afs.ReadOnly(mem)},
+		{Path: "/base", Provider: base},
+	}, []string{"/public"}, afs.Limits{})
+	Expect(err).NotTo(HaveOccurred())
+	srv := New(Info{Name: "direct test", Version: "1"}, fsys, nil)
+	handler := srv.Handler()
+	gated := func(h http.Handler) http.Handler {
+		return gate.New(h, gate.Config{
+			Verifier:       ownerVerifier{},
+			AnonymousTools: srv.Anonymous(),
+			ToolScopes:     srv.Scopes(),
+			BaseURL:        baseurl.Resolver{},
+		})
+	}
+	p := &twoPaths{}
+	p.direct = httptest.NewServer(gated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _, ok := directCall(r)
+		p.mu.Lock()
+		p.served = append(p.served, ok)
+		p.mu.Unlock()
+		handler.ServeHTTP(w, r)
+	})))
+	p.sdk = httptest.NewServer(gated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		handler.ServeHTTP(w, r.WithContext(request.NewContext(r.Context(), nil)))
+	})))
+	DeferCleanup(p.direct.Close)
+	DeferCleanup(p.sdk.Close)
+	return p
+}
+
+func (p *twoPaths) post(srv *httptest.Server, header http.Header, body string) reply {
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(body))
+	Expect(err).NotTo(HaveOccurred())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+ownerToken)
+	for k, vs := range header {
+		req.Header.Del(k)
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if host := header.Get("Host"); host != "" {
+		req.Host = host
+	}
+	resp, err := srv.Client().Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	return replyOf(resp)
+}
+
+func callBody(id, params string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
+}
+
+var _ = Describe("direct calls", func() {
+	var p *twoPaths
+	BeforeEach(func() { p = newTwoPaths() })
+
+	DescribeTable("answer byte for byte as the SDK's streamable handler does",
+		func(header http.Header, body string, direct bool) {
+			viaSDK := p.post(p.sdk, header, body)
+			got := p.post(p.direct, header, body)
+			Expect(got).To(Equal(viaSDK))
+			Expect(p.served).To(Equal([]bool{direct}), "served directly")
+		},
+		Entry("a read", nil, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
+		Entry("a read refused by gate 3", nil, callBody("2", `{"name":"afs_read","arguments":{"path":"/base/notes.txt"}}`), true),
+		Entry("a read of a missing path", nil, callBody("3", `{"name":"afs_read","arguments":{"path":"/public/none"}}`), true),
+		Entry("a string id", nil, callBody(`"req-7"`, `{"name":"afs_stat","arguments":{"path":"/public"}}`), true),
+		Entry("a negative id", nil, callBody("-12", `{"name":"afs_list","arguments":{"path":"/public"}}`), true),
+		Entry("a zero id", nil, callBody("0", `{"name":"afs_list","arguments":{"path":"/public"}}`), true),
+		Entry("the largest id served directly", nil, callBody("999999999999999", `{"name":"afs_list","arguments":{"path":"/public"}}`), true),
+		Entry("an unknown tool", nil, callBody("4", `{"name":"no_such_tool","arguments":{}}`), true),
+		Entry("arguments of the wrong type", nil, callBody("5", `{"name":"afs_read","arguments":{"path":5}}`), true),
+		Entry("params that are not an object", nil, `{"jsonrpc":"2.0","id":6,"method":"tools/list","params":[1]}`, true),
+		Entry("null params", nil, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":null}`, true),
+		Entry("tools/list", nil, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
+		Entry("tools/list with a cursor", nil, `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}`, true),
+		Entry("resources/list", nil, `{"jsonrpc":"2.0","id":8,"method":"resources/list"}`, true),
+		Entry("prompts/list", nil, `{"jsonrpc":"2.0","id":8,"method":"prompts/list","params":{}}`, true),
+		Entry("ping", nil, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, true),
+		Entry("initialize", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, true),
+		Entry("initialize at an old version", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, true),
+		Entry("initialize at an unknown version", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, true),
+		Entry("a call at protocol version 2025-06-18", http.Header{"Mcp-Protocol-Version": {"2025-06-18"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
+		Entry("a call at protocol version 2025-11-25", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
+		Entry("a JSON-only Accept", http.Header{"Accept": {"application/json"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
+		Entry("no Accept", http.Header{"Accept": nil}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
+
+		// Left to the SDK's handler, which decides them at the HTTP level.
+		Entry("tools/call without params", nil, `{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, false),
+		Entry("initialize without params", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, false),
+		Entry("an unsupported protocol version", http.Header{"Mcp-Protocol-Version": {"1999-01-01"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+		Entry("protocol version 2026-07-28", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+		Entry("request metadata", nil, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"},"_meta":{"progressToken":1}}`), false),
+		Entry("a fractional id", nil, callBody("1.5", `{"name":"afs_list","arguments":{"path":"/public"}}`), false),
+		Entry("an id with an exponent", nil, callBody("1e3", `{"name":"afs_list","arguments":{"path":"/public"}}`), false),
+		Entry("an id of sixteen digits", nil, callBody("1000000000000000", `{"name":"afs_list","arguments":{"path":"/public"}}`), false),
+		Entry("an id with an escape", nil, callBody(`"a\u0041"`, `{"name":"afs_list","arguments":{"path":"/public"}}`), false),
+		Entry("a null id", nil, `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, false),
+		Entry("a notification", nil, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, false),
+		Entry("a batch", nil, `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, false),
+		Entry("another JSON-RPC version", nil, `{"jsonrpc":"1.0","id":1,"method":"tools/list"}`, false),
+		Entry("a method the server does not serve directly", nil, `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"x"}}`, false),
+		Entry("an unknown method", nil, `{"jsonrpc":"2.0","id":1,"method":"no/such"}`, false),
+		Entry("an event-stream-only Accept", http.Header{"Accept": {"text/event-stream"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+		Entry("a Last-Event-ID", http.Header{"Last-Event-Id": {"x_1"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+		Entry("a foreign Host on a loopback listener (DNS rebinding)", http.Header{"Host": {"attacker.example"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+	)
+
+	It("serves concurrent calls each with its own reply", func() {
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer GinkgoRecover()
+				id := `"c` + strings.Repeat("x", i) + `"`
+				got := p.post(p.direct, nil, callBody(id, `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`))
+				Expect(got.status).To(Equal(http.StatusOK))
+				Expect(got.body).To(HavePrefix(`{"jsonrpc":"2.0","id":` + id + `,"result":`))
+				Expect(got.body).To(ContainSubstring(`# Readme`))
+			}()
+		}
+		wg.Wait()
+		Expect(p.served).To(HaveLen(32))
+		Expect(p.served).NotTo(ContainElement(false))
+	})
+})
