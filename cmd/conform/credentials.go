@@ -22,6 +22,7 @@ func fillCredentials(ctx context.Context, t *target.Target, stderr io.Writer) {
 	if t.Credential == "" {
 		if c, ok := login.StoredCredential("", p.Target); ok {
 			t.Credential = c
+			t.CredentialSource = "the credential conform login stored for " + p.Target
 			fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s\n", p.Target)
 		}
 	}

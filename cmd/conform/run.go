@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/harness/inprocess"
-	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/report"
@@ -37,8 +37,13 @@ With neither --target nor --profile, the reference host is started in-process
 (two instances, with a clock the suite controls) and everything runs against it.
 SECTION selects scenarios by source section: "7.3", or "7" for all of 7.x.
 
-Exit codes: 0 every selected scenario ran and passed; 1 at least one failed;
-2 usage or profile error; 3 none failed but some could not run.`,
+Before the scenarios, one anonymous tools/list must answer 200 with a JSON-RPC
+result (source 7.5, step 1), and each credential supplied must be accepted by
+the instance that issued it.
+
+Exit codes: 0 every selected scenario ran and passed; 1 at least one failed, or
+the target is not a tool host; 2 usage or profile error, or a supplied
+credential refused; 3 none failed but some could not run.`,
 		RunE: func(cmd *cobra.Command, sections []string) error {
 			return runSuite(cmd.Context(), f, sections, stdout, stderr)
 		},
@@ -74,10 +79,12 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	defer closeTarget()
 
-	if !t.InProcess {
-		if err := reachable(ctx, t); err != nil {
-			return &exitError{code: outcome.ExitFailed, err: err}
+	if err := runner.Preflight(ctx, t); err != nil {
+		var ue *runner.UsageError
+		if errors.As(err, &ue) {
+			return &exitError{code: outcome.ExitUsage, err: err}
 		}
+		return &exitError{code: outcome.ExitFailed, err: err}
 	}
 	run, err := runner.Run(ctx, runner.Options{
 		Target:   t,
@@ -137,18 +144,6 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 	t := target.FromProfile(p)
 	fillCredentials(ctx, t, stderr)
 	return t, func() {}, nil
-}
-
-// reachable says within seconds that a target does not answer, rather than
-// letting every scenario time out one by one (source 7.5 step 1).
-func reachable(ctx context.Context, t *target.Target) error {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	_, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Call(ctx, "", "tools/list", map[string]any{})
-	if err != nil {
-		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", t.Profile.Target, err, t.Profile.Target)
-	}
-	return nil
 }
 
 // readExpected reads an expected-failures file: one scenario ID per line,

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -223,6 +225,44 @@ var _ = Describe("conform run", func() {
 		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--profile", file, "--tags", "@T401-4 && ~@needs-peer"), 0)
 		Expect(strings.Count(stderr(s), "is the MCP endpoint")).To(Equal(1))
 		Expect(stderr(s)).To(ContainSubstring("target " + f.url + "/mcp/ is the MCP endpoint; using its base URL " + f.url))
+	})
+
+	It("says once, in a few lines, that a plain web server is not a tool host, and runs nothing", func() {
+		web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html><body>It works!</body></html>"))
+		}))
+		DeferCleanup(web.Close)
+		s := exits(conform(nil, "run", "--target", web.URL, "--format", "pretty,junit:"+filepath.Join(home, "j.xml")), 1)
+		Expect(stdout(s)).To(BeEmpty(), "no scenario ran")
+		Expect(strings.Count(stderr(s), "\n")).To(BeNumerically("<=", 8), stderr(s))
+		Expect(strings.Count(stderr(s), "does not answer as an agent-facing tool host")).To(Equal(1))
+		Expect(s.Err).To(gbytes.Say(`sent: +POST ` + web.URL + `/mcp .*"method":"tools/list"`))
+		Expect(s.Err).To(gbytes.Say(`received: +HTTP 200 OK, text/html: <html><body>It works!</body></html>`))
+		Expect(s.Err).To(gbytes.Say(`check the URL .* and ` + web.URL + `/.well-known/mcp.json`))
+	})
+
+	Context("with a credential the target refuses", func() {
+		It("is a usage error that names the variable and conform login, not a dozen departures", func() {
+			f := serveFake(nil)
+			s := exits(conform([]string{credentialEnv + "=not-a-credential-this-host-issued"}, "run", "--profile", profileFor(f)), 2)
+			Expect(stdout(s)).To(BeEmpty(), "no scenario ran")
+			Expect(s.Err).To(gbytes.Say("conform: the credential in " + credentialEnv + " is refused by the target " + f.url + ` \(HTTP 401`))
+			Expect(s.Err).To(gbytes.Say("sign in again with `conform login --target " + f.url + "` and leave " + credentialEnv + " empty"))
+			Expect(stderr(s)).NotTo(ContainSubstring("not-a-credential-this-host-issued"))
+		})
+
+		It("is a usage error when the peer refuses the peer's credential", func() {
+			f, peer := serveFake(nil), serveFake(nil)
+			file := writeFile("peer.yaml", fmt.Sprintf("target: %s\npeer:\n  target: %s\n  credential_env: PEER_TOKEN\n", f.url, peer.url))
+			s := exits(conform([]string{"PEER_TOKEN=" + f.credential}, "run", "--profile", file), 2)
+			Expect(s.Err).To(gbytes.Say("conform: the credential in PEER_TOKEN is refused by the peer " + peer.url))
+
+			// The peer's own credential: the run goes on (and the target
+			// refusing it is what the peer scenarios check).
+			s = exits(conform([]string{"PEER_TOKEN=" + peer.credential}, "run", "--profile", file, "--tags", "@needs-peer && ~@needs-credential"), 0)
+			Expect(s.Out).To(gbytes.Say(`(?m)^[1-9]\d* passed, 0 failed$`))
+		})
 	})
 
 	It("says within seconds that a target on a closed port is unreachable", func() {

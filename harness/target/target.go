@@ -29,6 +29,11 @@ type Target struct {
 	// Credential and PeerCredential are whole bearer tokens, or "".
 	Credential     string
 	PeerCredential string
+	// CredentialSource and PeerCredentialSource say where a credential the
+	// user supplied came from ("the credential in CONFORM_CREDENTIAL"), so
+	// that a refused one is named; "" when the harness obtained it itself.
+	CredentialSource     string
+	PeerCredentialSource string
 	// Clock is nil unless the harness controls the host's clock.
 	Clock Clock
 	// Approve is nil unless a sign-in can be approved without a person.
@@ -48,6 +53,12 @@ func FromProfile(p profile.Profile) *Target {
 		Credential:     p.Credential(),
 		PeerCredential: p.PeerCredential(),
 		HTTP:           &http.Client{Timeout: 30 * time.Second},
+	}
+	if t.Credential != "" {
+		t.CredentialSource = "the credential in " + p.CredentialEnv
+	}
+	if t.PeerCredential != "" {
+		t.PeerCredentialSource = "the credential in " + p.Peer.CredentialEnv
 	}
 	if cmd := p.OAuth.DeviceApprovalCommand; cmd != "" {
 		t.Approve = CommandApprover(cmd, p.Target)

@@ -28,6 +28,23 @@ var _ = Describe("a target's capabilities", func() {
 		Expect(t.Lacks("teleport")).To(ContainSubstring("unknown capability"))
 	})
 
+	It("names where each credential from the environment came from", func() {
+		GinkgoT().Setenv("CONFORM_TEST_TARGET_CRED", "token-a")
+		GinkgoT().Setenv("CONFORM_TEST_PEER_CRED", "token-b")
+		p := profile.Default("http://h")
+		p.CredentialEnv = "CONFORM_TEST_TARGET_CRED"
+		p.Peer = &profile.Peer{Target: "http://p", CredentialEnv: "CONFORM_TEST_PEER_CRED"}
+		t := target.FromProfile(p)
+		Expect(t.Credential).To(Equal("token-a"))
+		Expect(t.CredentialSource).To(Equal("the credential in CONFORM_TEST_TARGET_CRED"))
+		Expect(t.PeerCredentialSource).To(Equal("the credential in CONFORM_TEST_PEER_CRED"))
+
+		p.CredentialEnv = "CONFORM_TEST_UNSET_CRED"
+		t = target.FromProfile(p)
+		Expect(t.Credential).To(BeEmpty())
+		Expect(t.CredentialSource).To(BeEmpty(), "no credential, nothing to name")
+	})
+
 	It("meets them once the profile provides them", func() {
 		p := profile.Default("http://h")
 		p.Slow = true

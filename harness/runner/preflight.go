@@ -1,0 +1,186 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// probeTimeout bounds each pre-flight request, so that a target that does
+// not answer is named within seconds rather than by every scenario in turn.
+const probeTimeout = 10 * time.Second
+
+// shownBody is how much of an unexpected body the pre-flight quotes: enough
+// to recognise a web page or an error, short enough to read at a glance.
+const shownBody = 160
+
+// NotToolHostError says that the target does not answer as a tool host at
+// all (source 7.5, step 1), so that no scenario can tell anything about it.
+type NotToolHostError struct {
+	// Target is the base URL probed.
+	Target string
+	// Sent and Received describe the anonymous tools/list and its answer.
+	Sent, Received string
+	// Before describes a refused initialize handshake, if there was one.
+	Before string
+	// Discovery is what {target}/.well-known/mcp.json answered.
+	Discovery string
+}
+
+func (e *NotToolHostError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s does not answer as an agent-facing tool host: an anonymous tools/list must answer HTTP 200 with a JSON-RPC result (source 7.5, step 1)\n", e.Target)
+	fmt.Fprintf(&b, "  sent:      %s\n", e.Sent)
+	if e.Before != "" {
+		fmt.Fprintf(&b, "  before it: %s\n", e.Before)
+	}
+	fmt.Fprintf(&b, "  received:  %s\n", e.Received)
+	fmt.Fprintf(&b, "  discovery: GET %s/.well-known/mcp.json %s\n", e.Target, e.Discovery)
+	fmt.Fprintf(&b, "The host is unreachable or is not this kind of host: check the URL (the base URL, or the MCP endpoint ending in /mcp) and %s/.well-known/mcp.json. No scenario was run.", e.Target)
+	return b.String()
+}
+
+// UsageError says that what the user supplied cannot be used: a credential
+// refused by the very instance that should accept it, or a peer that does
+// not answer. It is a mistake in the suite's input, never a departure of the
+// host (PRODUCT.md section 3: exit 2).
+type UsageError struct {
+	msg string
+}
+
+func (e *UsageError) Error() string { return e.msg }
+
+// Preflight checks, before any scenario runs, what every scenario relies on.
+// First, an anonymous tools/list answers 200 with a JSON-RPC result (source
+// 7.5, step 1); otherwise it returns a *NotToolHostError. Then each credential
+// the user supplied is accepted by the instance that issued it, with one
+// authenticated tools/list: the target's by the target, the peer's by the
+// peer (the target refusing the peer's is what a scenario checks). A refusal
+// (401 or 403) is a *UsageError; any other answer is left to the
+// scenarios to judge. It sends the same MCP requests as any scenario, through
+// the same client (initialize and sessions when the host wants them), and
+// never ping, which anonymous callers may not use (source 5.3).
+func Preflight(ctx context.Context, t *target.Target) error {
+	p := t.Profile
+	r, err := probe(ctx, t.HTTP, p.Target, "")
+	if err != nil {
+		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", p.Target, err, p.Target)
+	}
+	if !answered(r) {
+		return notToolHost(ctx, t, r)
+	}
+	if t.Credential != "" && t.CredentialSource != "" {
+		r, err := probe(ctx, t.HTTP, p.Target, t.Credential)
+		if err != nil {
+			return fmt.Errorf("target %s is unreachable: %v", p.Target, err)
+		}
+		if refused(r) {
+			msg := fmt.Sprintf("%s is refused by the target %s (HTTP %d to an authenticated tools/list): sign in again with `conform login --target %s`",
+				t.CredentialSource, p.Target, r.Status, p.Target)
+			if p.Credential() != "" {
+				// The variable wins over what conform login stores.
+				msg += fmt.Sprintf(" and leave %s empty, or put a credential this host issued in it", p.CredentialEnv)
+			}
+			return &UsageError{msg: msg}
+		}
+	}
+	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
+		r, err := probe(ctx, t.HTTP, p.Peer.Target, t.PeerCredential)
+		if err != nil {
+			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
+		}
+		if refused(r) {
+			return &UsageError{msg: fmt.Sprintf(
+				"%s is refused by the peer %s (HTTP %d to an authenticated tools/list): peer.credential_env must name a variable holding a credential the peer issued (or leave it empty and set oauth.device_approval_command, so that conform signs in to the peer itself)",
+				t.PeerCredentialSource, p.Peer.Target, r.Status)}
+		}
+	}
+	return nil
+}
+
+// probe sends one tools/list to the MCP endpoint under base, anonymously
+// when credential is "".
+func probe(ctx context.Context, hc *http.Client, base, credential string) (*mcpclient.Reply, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	auth := ""
+	if credential != "" {
+		auth = "Bearer " + credential
+	}
+	return mcpclient.New(base+"/mcp", hc).Call(ctx, auth, "tools/list", map[string]any{})
+}
+
+// answered is source 7.5 step 1's test: HTTP 200 with a JSON-RPC result.
+func answered(r *mcpclient.Reply) bool {
+	m := r.Message
+	return r.Status == http.StatusOK && m != nil && m.Error == nil && len(m.Result) > 0 && string(m.Result) != "null"
+}
+
+// refused says whether gate 2 refused the credential: 401 (source 7.2, a
+// credential rejected), or 403 (RFC 6750 section 3.1, one it will not take
+// for this request).
+func refused(r *mcpclient.Reply) bool {
+	return r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden
+}
+
+// notToolHost describes the anonymous tools/list that did not answer, and
+// what the discovery document says, in a few lines.
+func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) error {
+	last := r.Last()
+	e := &NotToolHostError{
+		Target:   t.Profile.Target,
+		Sent:     fmt.Sprintf("%s %s %s, with no Authorization header", last.Method, last.URL, last.RequestBody),
+		Received: describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message),
+	}
+	for _, ex := range r.Exchanges[:len(r.Exchanges)-1] {
+		if ex.Status/100 != 2 && strings.Contains(ex.RequestBody, `"initialize"`) {
+			e.Before = "initialize answered " + describe(ex.Status, ex.ResponseHeader, ex.ResponseBody, nil)
+			if e.Before == "initialize answered "+e.Received {
+				e.Before = "initialize answered the same"
+			}
+			break
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, "/.well-known/mcp.json")
+	if err != nil {
+		e.Discovery = "had no answer: " + err.Error()
+	} else {
+		e.Discovery = "answered " + describe(d.Status, d.Header, string(d.Body), nil)
+	}
+	return e
+}
+
+// describe renders an answer on one line: status, content type, and the
+// start of the body or the JSON-RPC error.
+func describe(status int, header map[string][]string, body string, m *mcpclient.Message) string {
+	out := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	if ct := http.Header(header).Get("Content-Type"); ct != "" {
+		out += ", " + ct
+	}
+	if m != nil && m.Error != nil {
+		return out + fmt.Sprintf(", JSON-RPC error %d: %s", m.Error.Code, shorten(m.Error.Message))
+	}
+	if body = shorten(body); body != "" {
+		out += ": " + body
+	} else {
+		out += ", empty body"
+	}
+	return out
+}
+
+// shorten puts s on one line and cuts it at shownBody characters.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > shownBody {
+		return string(r[:shownBody]) + "…"
+	}
+	return s
+}
