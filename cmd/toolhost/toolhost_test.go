@@ -247,7 +247,7 @@ var _ = Describe("toolhost serve", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(resp.Body.Close()).To(Succeed())
 		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
-		Expect(resp.Header.Get("WWW-Authenticate")).To(Equal(`Bearer error="insufficient_scope", scope="afs:write", resource_metadata="` +
+		Expect(resp.Header.Get("WWW-Authenticate")).To(Equal(`Bearer error="insufficient_scope", scope="afs:read afs:write", resource_metadata="` +
 			base + `/.well-known/oauth-protected-resource"`))
 		Expect(os.ReadFile(file)).To(Equal(before))
 	})

@@ -11,7 +11,7 @@ import (
 )
 
 // beyondRole returns the scopes a request needs that the verified caller's
-// role does not grant, in the order of role.Scopes, or nil when the role
+// role does not grant, or nil when the role
 // covers every message. Only tools/call of a known tool needs a scope: other
 // methods, and names no tool has, go on to the SDK as before, so the role
 // check changes nothing but the calls it refuses. It runs after gate 2 and
@@ -28,9 +28,6 @@ func (g *gate) beyondRole(c caller.Caller, msgs []message) []string {
 			missing = append(missing, need)
 		}
 	}
-	slices.SortFunc(missing, func(a, b string) int {
-		return slices.Index(role.Scopes, a) - slices.Index(role.Scopes, b)
-	})
 	return missing
 }
 
@@ -38,17 +35,24 @@ func (g *gate) beyondRole(c caller.Caller, msgs []message) []string {
 // specification ("Scope Challenge Handling") and RFC 6750 section 3.1: HTTP
 // 403 with a Bearer challenge naming error="insufficient_scope", the scopes
 // the request needs, and the protected-resource metadata, so a client can
-// ask the person for a wider role. The tool never ran.
+// ask the person for a wider role. As that specification recommends, scope
+// lists the scopes the credential already holds beside the missing ones, so
+// a client that asks for exactly them loses nothing it had. The tool never ran.
 func (g *gate) insufficientScope(w http.ResponseWriter, r *http.Request, c caller.Caller, missing []string) {
-	scopes := strings.Join(missing, " ")
+	var needed []string
+	for _, s := range role.Scopes {
+		if role.Allows(c.Role, s) || slices.Contains(missing, s) {
+			needed = append(needed, s)
+		}
+	}
 	h := w.Header()
-	h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+scopes+
+	h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="`+strings.Join(needed, " ")+
 		`", resource_metadata="`+g.cfg.BaseURL.Of(r)+`/.well-known/oauth-protected-resource"`)
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
 	body, _ := json.Marshal(map[string]string{
 		"error": "insufficient_scope",
-		"error_description": "The credential's role (" + c.Role + ") does not grant " + scopes +
+		"error_description": "The credential's role (" + c.Role + ") does not grant " + strings.Join(missing, " ") +
 			"; sign in again and choose a role that does",
 	})
 	_, _ = w.Write(body)

@@ -52,7 +52,9 @@ var _ = Describe("The role check after gate 2", func() {
 	as := func(r string) []string { return []string{"Bearer " + r + "-token"} }
 
 	// The MCP authorization specification's scope challenge (RFC 6750 3.1).
-	expectChallenge := func(auth []string, body, scopes string) {
+	// scopes is the challenge's scope: what the role holds and what the
+	// request lacks (the MCP specification's recommended approach).
+	expectChallenge := func(auth []string, body, scopes string, missing ...string) {
 		GinkgoHelper()
 		rec := call(h, auth, body)
 		Expect(rec.Code).To(Equal(http.StatusForbidden))
@@ -63,18 +65,21 @@ var _ = Describe("The role check after gate 2", func() {
 		var reply map[string]string
 		Expect(json.Unmarshal(rec.Body.Bytes(), &reply)).To(Succeed())
 		Expect(reply).To(HaveKeyWithValue("error", "insufficient_scope"))
-		Expect(reply["error_description"]).To(ContainSubstring(scopes))
+		for _, m := range missing {
+			Expect(reply["error_description"]).To(ContainSubstring(m))
+		}
 	}
 
-	It("refuses a guest's write, delete and exec with 403 and the scope each needs", func() {
-		expectChallenge(as("guest"), toolCall("afs_write"), "afs:write")
-		expectChallenge(as("guest"), toolCall("afs_delete"), "afs:delete")
-		expectChallenge(as("guest"), toolCall("afs_exec"), "afs:exec")
+	It("refuses a guest's write, delete and exec with 403, naming the scope each needs beside the one it holds", func() {
+		expectChallenge(as("guest"), toolCall("afs_write"), "afs:read afs:write", "afs:write")
+		expectChallenge(as("guest"), toolCall("afs_delete"), "afs:read afs:delete", "afs:delete")
+		expectChallenge(as("guest"), toolCall("afs_exec"), "afs:read afs:exec", "afs:exec")
+		expectChallenge(as("member"), toolCall("afs_exec"), "afs:read afs:write afs:exec", "afs:exec")
 	})
 
 	It("names every missing scope of a batch once, in a fixed order", func() {
 		expectChallenge(as("guest"), "["+toolCall("afs_exec")+","+toolCall("afs_write")+","+
-			toolCall("afs_read")+","+toolCall("afs_exec")+"]", "afs:write afs:exec")
+			toolCall("afs_read")+","+toolCall("afs_exec")+"]", "afs:read afs:write afs:exec", "afs:exec", "afs:write")
 	})
 
 	It("holds each role to its scopes", func() {
@@ -86,7 +91,7 @@ var _ = Describe("The role check after gate 2", func() {
 					Expect(call(h, as(r), toolCall(tool)).Code).To(Equal(http.StatusOK), r+" "+tool)
 					Expect(p.caller.Role).To(Equal(r))
 				} else {
-					expectChallenge(as(r), toolCall(tool), scope)
+					expectChallenge(as(r), toolCall(tool), strings.Join(append(role.ScopesOf(r), scope), " "), scope)
 				}
 			}
 		}
