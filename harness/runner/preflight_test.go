@@ -2,15 +2,19 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/conform-mcp/conform/harness/fakehost"
 	"github.com/conform-mcp/conform/harness/profile"
@@ -106,6 +110,37 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		Entry("an event stream", fakehost.SSE),
 		Entry("sessions: initialize first, Mcp-Session-Id after", fakehost.Sessions),
 	)
+
+	It("lets a stock MCP server through that keeps sessions and answers with event streams", func(ctx context.Context) {
+		server := mcp.NewServer(&mcp.Implementation{Name: "stock", Version: "1"}, nil)
+		server.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hi"}}}, nil
+			})
+		mux := http.NewServeMux()
+		// The SDK's defaults: a session per initialize, replies as event streams.
+		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+		var mu sync.Mutex
+		var sessions, streams []string
+		t := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			sent := r.Header.Get("Mcp-Session-Id")
+			mux.ServeHTTP(w, r)
+			mu.Lock()
+			defer mu.Unlock()
+			sessions = append(sessions, sent)
+			streams = append(streams, w.Header().Get("Content-Type"))
+		}))
+
+		Expect(runner.Preflight(ctx, t)).To(Succeed())
+		mu.Lock()
+		defer mu.Unlock()
+		// initialize opened a session that the calls after it carried, and
+		// the answers came as event streams.
+		Expect(sessions).To(HaveLen(3))
+		Expect(sessions[0]).To(BeEmpty())
+		Expect(sessions[1:]).To(HaveEach(Not(BeEmpty())))
+		Expect(streams).To(ContainElement(HavePrefix("text/event-stream")))
+	})
 
 	It("never sends ping, which anonymous callers may not use (source 5.3)", func(ctx context.Context) {
 		log := &requestLog{}
