@@ -42,7 +42,11 @@ from the file ` + owner.FileName + ` in the host's data directory (--data).`,
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			return oauth.ApproveDevice(ctx, &http.Client{}, base, secret, args[0], roleName)
+			if err := oauth.ApproveDevice(ctx, &http.Client{}, base, secret, args[0], roleName); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "approved %s as %s on %s\n", args[0], roleName, base)
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&base, "target", "http://127.0.0.1:8080", "base URL of the host")

@@ -111,7 +111,8 @@ func signIn(base, data, roleName string) string {
 	}
 	Expect(json.Unmarshal([]byte(body), &da)).To(Succeed())
 
-	exits(start(toolhostPath, "approve", "--data", data, "--target", base, "--role", roleName, da.UserCode), 0)
+	approved := exits(start(toolhostPath, "approve", "--data", data, "--target", base, "--role", roleName, da.UserCode), 0)
+	Expect(approved.Out).To(gbytes.Say(`approved ` + da.UserCode + ` as ` + roleName))
 
 	status, body = post(base+"/oauth/token", "application/x-www-form-urlencoded", "", url.Values{
 		"grant_type":  {"urn:ietf:params:oauth:grant-type:device_code"},

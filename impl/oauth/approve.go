@@ -24,28 +24,10 @@ var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([^"]+)" value=
 // form's CSRF token are honoured like a browser would. hc's own cookie jar,
 // if any, is left alone.
 func ApproveDevice(ctx context.Context, hc *http.Client, base, ownerSecret, userCode, roleName string) error {
-	if ownerSecret == "" {
-		return errors.New("approve: no owner secret")
-	}
-	jar, err := cookiejar.New(nil)
+	base = strings.TrimRight(base, "/")
+	c, page, err := signInAsOwner(ctx, hc, base, ownerSecret, "/oauth/device?user_code="+url.QueryEscape(userCode))
 	if err != nil {
 		return err
-	}
-	c := *hc
-	c.Jar = jar
-	base = strings.TrimRight(base, "/")
-	back := "/oauth/device?user_code=" + url.QueryEscape(userCode)
-	status, page, err := fetch(ctx, &c, http.MethodPost, base+"/oauth/login",
-		url.Values{"secret": {ownerSecret}, "return": {back}})
-	switch {
-	case err != nil:
-		return fmt.Errorf("sign in as the owner: %w", err)
-	case status == http.StatusForbidden:
-		return errors.New("sign in as the owner: the host refused the owner secret")
-	case status == http.StatusTooManyRequests:
-		return errors.New("sign in as the owner: too many wrong tries from this address; wait a minute")
-	case status != http.StatusOK:
-		return fmt.Errorf("the consent page for %s answered %d", userCode, status)
 	}
 	form := url.Values{"role": {roleName}, "action": {"approve"}}
 	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
@@ -54,7 +36,7 @@ func ApproveDevice(ctx context.Context, hc *http.Client, base, ownerSecret, user
 	if form.Get("csrf") == "" {
 		return fmt.Errorf("the consent page for %s shows no approval form: the code is unknown, expired or already used", userCode)
 	}
-	status, _, err = fetch(ctx, &c, http.MethodPost, base+"/oauth/device", form)
+	status, _, err := fetch(ctx, c, http.MethodPost, base+"/oauth/device", form)
 	if err != nil {
 		return fmt.Errorf("approve on the consent page: %w", err)
 	}
@@ -62,6 +44,35 @@ func ApproveDevice(ctx context.Context, hc *http.Client, base, ownerSecret, user
 		return fmt.Errorf("approve on the consent page: the host answered %d", status)
 	}
 	return nil
+}
+
+// signInAsOwner signs in to the consent pages of the host at base with the
+// owner secret, and opens the consent page back (a path such as
+// /oauth/device?user_code=...). It returns a copy of hc holding the session
+// in its own cookie jar, and the page.
+func signInAsOwner(ctx context.Context, hc *http.Client, base, ownerSecret, back string) (*http.Client, string, error) {
+	if ownerSecret == "" {
+		return nil, "", errors.New("sign in as the owner: no owner secret")
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		return nil, "", err
+	}
+	c := *hc
+	c.Jar = jar
+	status, page, err := fetch(ctx, &c, http.MethodPost, base+"/oauth/login",
+		url.Values{"secret": {ownerSecret}, "return": {back}})
+	switch {
+	case err != nil:
+		return nil, "", fmt.Errorf("sign in as the owner: %w", err)
+	case status == http.StatusForbidden:
+		return nil, "", errors.New("sign in as the owner: the host refused the owner secret")
+	case status == http.StatusTooManyRequests:
+		return nil, "", errors.New("sign in as the owner: too many wrong tries from this address; wait a minute")
+	case status != http.StatusOK:
+		return nil, "", fmt.Errorf("the consent page %s answered %d", back, status)
+	}
+	return &c, page, nil
 }
 
 // fetch makes one request, following redirects, and returns the final status
