@@ -14,7 +14,7 @@ import (
 // 4.1.1 with RFC 7636 section 4.3) that travel from the request to the
 // consent form and back.
 var authorizeParams = []string{"response_type", "client_id", "redirect_uri", "state",
-	"code_challenge", "code_challenge_method"}
+	"code_challenge", "code_challenge_method", "scope"}
 
 // authorizeRequest is an authorization request that passed validation.
 type authorizeRequest struct {
@@ -134,9 +134,11 @@ func (s *Server) handleAuthorizePage(w http.ResponseWriter, r *http.Request) {
 		{"state", ar.state},
 		{"code_challenge", ar.challenge},
 		{"code_challenge_method", "S256"},
+		{"scope", r.URL.Query().Get("scope")},
 		{"csrf", csrf},
 	}
-	writePage(w, http.StatusOK, page{Title: "Approve access", Consent: newConsentView("authorize", ar.client, hidden...)})
+	writePage(w, http.StatusOK, page{Title: "Approve access",
+		Consent: newConsentView("authorize", ar.client, r.URL.Query().Get("scope"), hidden...)})
 }
 
 // binding is what an authorization consent form decides: this client, this

@@ -87,6 +87,15 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 		Expect(r.body).To(ContainSubstring(clientID))
 	})
 
+	It("offers first the role that grants the scope asked for, as after a scope challenge", func() {
+		page := h.get(authorizeQuery(map[string]string{"scope": "afs:read"}))
+		Expect(page.status).To(Equal(http.StatusOK), page.body)
+		Expect(page.body).To(ContainSubstring(`<option value="guest" selected>guest</option>`))
+		Expect(page.body).To(ContainSubstring(`<input type="hidden" name="scope" value="afs:read">`))
+		u := decideAuthorize(authorizeQuery(map[string]string{"scope": "afs:read"}), "guest", "approve")
+		Expect(redeem(u.Query().Get("code"), nil).str("scope")).To(Equal("afs:read"))
+	})
+
 	It("issues a code, then a credential and a refresh token for the right verifier", func() {
 		code := codeFor("admin")
 		Expect(code).NotTo(BeEmpty())

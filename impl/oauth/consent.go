@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/conform-mcp/conform/impl/role"
@@ -19,7 +20,9 @@ import (
 //	code entry page:  #user_code (input), #continue (submit)
 //	consent page:     #role (select), #approve and #deny (submit buttons,
 //	                  name "action"), #client_name, #client_id, #redirect_uris,
-//	                  #confirm_code (device flow)
+//	                  #confirm_code (device flow), #scope (when the client
+//	                  asked for scopes; #role then offers the narrowest role
+//	                  that grants them first)
 //	result page:      #message
 //
 // Every consent page first asks for the owner secret (owner.go): the sign-in
@@ -56,13 +59,18 @@ type consentView struct {
 	RedirectURIs []string
 	Hidden       []hiddenField
 	Roles        []string
+	// Scope is what the client asked for, if anything this host knows;
+	// Selected, the role offered first: the narrowest that grants it.
+	Scope    string
+	Selected string
 }
 
 type hiddenField struct{ Name, Value string }
 
-func newConsentView(action string, c store.Client, hidden ...hiddenField) *consentView {
+func newConsentView(action string, c store.Client, scope string, hidden ...hiddenField) *consentView {
 	return &consentView{Action: action, ClientName: c.Name, ClientID: c.ID,
-		RedirectURIs: c.RedirectURIs, Hidden: hidden, Roles: role.Names}
+		RedirectURIs: c.RedirectURIs, Hidden: hidden, Roles: role.Names,
+		Scope: strings.Join(role.Requested(scope), " "), Selected: role.ForScope(scope)}
 }
 
 // writePage renders p. Consent pages must never be framed by another site
@@ -112,12 +120,13 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.URL.Query().Get("user_code")
 	var client store.Client
+	var scope string
 	var pending bool
 	userCode := normalizeUserCode(raw)
 	if raw != "" {
 		if err := s.store.View(func(tx *store.Tx) error {
 			var err error
-			client, pending, err = pendingDevice(tx, userCode, now)
+			client, scope, pending, err = pendingDevice(tx, userCode, now)
 			return err
 		}); err != nil {
 			s.log.Error("show device consent", "err", err)
@@ -151,19 +160,21 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 		failed(w)
 		return
 	}
-	view := newConsentView("device", client, hiddenField{"user_code", userCode}, hiddenField{"csrf", csrf})
+	view := newConsentView("device", client, scope, hiddenField{"user_code", userCode}, hiddenField{"csrf", csrf})
 	view.UserCode = userCode
 	writePage(w, http.StatusOK, page{Title: "Approve access", Consent: view})
 }
 
-// pendingDevice returns the client of the pending device authorization with
-// the given user code, if there is one still inside its window.
-func pendingDevice(tx *store.Tx, userCode string, now time.Time) (store.Client, bool, error) {
+// pendingDevice returns the client and the requested scope of the pending
+// device authorization with the given user code, if there is one still
+// inside its window.
+func pendingDevice(tx *store.Tx, userCode string, now time.Time) (store.Client, string, bool, error) {
 	_, dc, found, err := tx.DeviceCodeByUserCode(userCode)
 	if err != nil || !found || !now.Before(dc.ExpiresAt) || dc.Status != store.DevicePending {
-		return store.Client{}, false, err
+		return store.Client{}, "", false, err
 	}
-	return lookupClient(tx, dc.ClientID, now)
+	c, ok, err := lookupClient(tx, dc.ClientID, now)
+	return c, dc.Scope, ok, err
 }
 
 // deviceBinding is what a device consent form decides: one user code.

@@ -52,6 +52,16 @@ var _ = Describe("Device consent page (RFC 8628 section 3.3; PRODUCT.md section 
 		Expect(r.body).To(ContainSubstring(`<input type="hidden" name="user_code" value="` + d.userCode + `">`))
 	})
 
+	It("offers first the narrowest role that grants the scope the client asked for", func() {
+		r := h.postForm("/oauth/device_authorization", url.Values{"client_id": {clientID}, "scope": {"afs:read afs:write openid"}})
+		Expect(r.status).To(Equal(http.StatusOK), r.body)
+		page := h.get("/oauth/device?user_code=" + r.str("user_code"))
+		Expect(page.body).To(ContainSubstring(`<code id="scope">afs:read afs:write</code>`))
+		Expect(page.body).To(MatchRegexp(`<option value="owner">owner</option>\s*<option value="admin">admin</option>\s*<option value="member" selected>member</option>`))
+		By("offering owner first when nothing known was asked for")
+		Expect(h.get("/oauth/device?user_code=" + d.userCode).body).NotTo(ContainSubstring(`id="scope"`))
+	})
+
 	It("reaches the same page through verification_uri_complete", func() {
 		u, err := url.Parse(d.complete)
 		Expect(err).NotTo(HaveOccurred())

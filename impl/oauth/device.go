@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -93,6 +94,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 				ExpiresAt: now.Add(deviceCodeLifetime),
 				Interval:  deviceInterval,
 				Status:    store.DevicePending,
+				Scope:     strings.Join(role.Requested(form.Get("scope")), " "),
 			})
 			if !errors.Is(err, store.ErrUserCodeTaken) {
 				return err

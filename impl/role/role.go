@@ -6,7 +6,10 @@
 // and no role opens a path that gate 3 keeps closed (source section 5.7).
 package role
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // The scopes, one per kind of operation a tool performs on the agent file
 // system. Every tool needs exactly one of them.
@@ -50,3 +53,34 @@ func ScopesOf(role string) []string { return slices.Clone(grants[role]) }
 
 // Allows reports whether role grants scope.
 func Allows(role, scope string) bool { return slices.Contains(grants[role], scope) }
+
+// Requested returns the scopes of this host that an OAuth scope parameter
+// (RFC 6749 section 3.3, space-separated) names, in the order of Scopes;
+// other names are ignored.
+func Requested(scope string) []string {
+	asked := strings.Fields(scope)
+	var out []string
+	for _, s := range Scopes {
+		if slices.Contains(asked, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ForScope returns the narrowest role that grants every scope a scope
+// parameter names (Requested): the role a person is offered first when a
+// client asks for those scopes, as a client does after a 403
+// insufficient_scope challenge. With none named it is the default, owner.
+func ForScope(scope string) string {
+	asked := Requested(scope)
+	if len(asked) == 0 {
+		return Owner
+	}
+	for i := len(Names) - 1; i >= 0; i-- {
+		if granted := grants[Names[i]]; !slices.ContainsFunc(asked, func(s string) bool { return !slices.Contains(granted, s) }) {
+			return Names[i]
+		}
+	}
+	return Owner
+}

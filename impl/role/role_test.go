@@ -39,4 +39,16 @@ var _ = Describe("Roles", func() {
 		s[0] = role.ScopeExec
 		Expect(role.Allows(role.Guest, role.ScopeExec)).To(BeFalse())
 	})
+
+	DescribeTable("offers first the narrowest role that grants the scopes a client asks for",
+		func(scope, want string) { Expect(role.ForScope(scope)).To(Equal(want)) },
+		Entry("read only", "afs:read", "guest"),
+		Entry("read and write", "afs:read afs:write", "member"),
+		Entry("write alone", "afs:write", "member"),
+		Entry("delete", "afs:read afs:delete", "admin"),
+		Entry("exec", "afs:exec", "owner"),
+		Entry("nothing asked", "", "owner"),
+		Entry("only names this host does not know", "openid profile", "owner"),
+		Entry("unknown names beside known ones", "openid  afs:read", "guest"),
+	)
 })

@@ -54,6 +54,9 @@ type DeviceCode struct {
 	Status DeviceStatus `json:"status"`
 	// Role is the role chosen at approval.
 	Role string `json:"role,omitempty"`
+	// Scope is the scope the client asked for (RFC 8628 section 3.1), only
+	// names the host knows; the consent page offers the role that grants it.
+	Scope string `json:"scope,omitempty"`
 	// FailedTries counts failed approval attempts naming the user code.
 	FailedTries int `json:"failed_tries,omitempty"`
 }
