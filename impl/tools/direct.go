@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +78,7 @@ func directCall(r *http.Request) (call *jsonrpc.Request, version string, ok bool
 	if version != "" && !slices.Contains(directVersions, version) {
 		return nil, "", false
 	}
-	if len(r.Header.Values("Last-Event-ID")) > 0 || !acceptsJSON(r.Header.Values("Accept")) || !hostMatches(r) {
+	if len(r.Header.Values("Last-Event-ID")) > 0 || !acceptsJSON(r.Header.Values("Accept")) {
 		return nil, "", false
 	}
 	return &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}, version, true
@@ -117,30 +115,6 @@ func plainID(raw []byte) (jsonrpc.ID, bool) {
 		return id, err == nil
 	}
 	return jsonrpc.ID{}, false
-}
-
-// hostMatches is true when the SDK's DNS rebinding protection lets the
-// request through: the server is not listening on a loopback address, or
-// the Host header names a loopback host too (MCP security best practices,
-// "Local MCP Server Compromise").
-func hostMatches(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopback(local.String()) {
-		return true
-	}
-	return isLoopback(r.Host)
-}
-
-func isLoopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // serveCall answers call with the SDK's server, connected for this one call
