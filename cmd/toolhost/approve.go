@@ -21,22 +21,30 @@ import (
 //
 //	device_approval_command: "toolhost approve --data ./data --target {target} {user_code}"
 //
-// It signs in with the owner secret from TOOLHOST_OWNER_SECRET or the data
-// directory's owner-secret file, and refuses without one.
+// It signs in with the owner secret from the data directory's owner-secret
+// file (or TOOLHOST_OWNER_SECRET when no --data is given), and refuses
+// without one.
 func approveCommand() *cobra.Command {
 	var base, data, roleName string
 	cmd := &cobra.Command{
 		Use:   "approve --data DIR --target URL USER_CODE",
 		Short: "Approve a pending device sign-in as the host's owner",
 		Long: `Approve a pending device sign-in on a running host's consent page, as its
-owner. The owner secret comes from ` + owner.EnvVar + ` when set, otherwise
-from the file ` + owner.FileName + ` in the host's data directory (--data).`,
+owner. The owner secret comes from the file ` + owner.FileName + ` in the
+host's data directory when --data is given, otherwise from ` + owner.EnvVar + `
+when set, otherwise from ./data/` + owner.FileName + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !role.Known(roleName) {
 				return fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
 			}
-			secret, err := owner.Read(data, os.Getenv(owner.EnvVar))
+			// An explicit --data names the host to act for; otherwise the
+			// environment variable, then the default data directory.
+			given := os.Getenv(owner.EnvVar)
+			if cmd.Flags().Changed("data") {
+				given = ""
+			}
+			secret, err := owner.Read(data, given)
 			if err != nil {
 				return fmt.Errorf("approve: %w", err)
 			}

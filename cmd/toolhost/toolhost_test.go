@@ -226,6 +226,10 @@ var _ = Describe("toolhost serve", func() {
 		wrong := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("x", 40)}, toolhostPath,
 			"approve", "--target", base, "BCDF-GHJK"), 1)
 		Expect(wrong.Err).To(gbytes.Say(`the host refused the owner secret`))
+		By("preferring an explicit --data to the environment")
+		unknown := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("x", 40)}, toolhostPath,
+			"approve", "--data", data, "--target", base, "BCDF-GHJK"), 1)
+		Expect(unknown.Err).To(gbytes.Say(`user_code=BCDF-GHJK refused the request: it is unknown, expired or already used`))
 	})
 
 	It("holds a guest credential to its role: 403 scope challenge, the file unchanged", func() {

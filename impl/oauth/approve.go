@@ -69,6 +69,8 @@ func signInAsOwner(ctx context.Context, hc *http.Client, base, ownerSecret, back
 		return nil, "", errors.New("sign in as the owner: the host refused the owner secret")
 	case status == http.StatusTooManyRequests:
 		return nil, "", errors.New("sign in as the owner: too many wrong tries from this address; wait a minute")
+	case status == http.StatusBadRequest:
+		return nil, "", fmt.Errorf("the consent page %s refused the request: it is unknown, expired or already used", back)
 	case status != http.StatusOK:
 		return nil, "", fmt.Errorf("the consent page %s answered %d", back, status)
 	}
