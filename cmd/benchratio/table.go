@@ -132,64 +132,83 @@ func isTime(unit string) bool { return strings.HasSuffix(unit, "ns/op") }
 
 // writeTable prints each group's variants with, for every time unit, the
 // value and bare's value divided by it: 1.00x is the bare handler's speed,
-// 0.25x a quarter of it.
+// 0.25x a quarter of it. Groups that report the same units share a header.
 func writeTable(out io.Writer, gs []*group) error {
 	if len(gs) == 0 {
 		return nil
 	}
+	if _, err := fmt.Fprintf(out, "\nratio to %s (operations per second; %s = 1.00x)\n", baseline, baseline); err != nil {
+		return err
+	}
+	var tw *tabwriter.Writer
 	var units []string
 	for _, g := range gs {
-		for _, runs := range g.runs {
-			for _, m := range runs {
-				for _, u := range m.units {
-					if !slices.Contains(units, u) {
-						units = append(units, u)
-					}
+		if gu := g.units(); tw == nil || !slices.Equal(gu, units) {
+			if tw != nil {
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				fmt.Fprintln(out)
+			}
+			units = gu
+			tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+			header := []string{"benchmark", "variant"}
+			for _, u := range units {
+				header = append(header, u)
+				if isTime(u) {
+					header = append(header, "ratio")
 				}
 			}
+			fmt.Fprintln(tw, strings.Join(header, "\t"))
 		}
-	}
-	slices.SortStableFunc(units, func(a, b string) int { return unitRank(a) - unitRank(b) })
-
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\nratio to %s (operations per second; %s = 1.00x)\n", baseline, baseline)
-	header := []string{"benchmark", "variant"}
-	for _, u := range units {
-		header = append(header, u)
-		if isTime(u) {
-			header = append(header, "ratio")
-		}
-	}
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
-	for _, g := range gs {
 		for i, v := range g.variants {
 			name := ""
 			if i == 0 {
 				name = g.name
 			}
-			row := []string{name, v}
-			for _, u := range units {
-				value, ok := median(g.runs[v], u)
-				base, baseOK := median(g.runs[baseline], u)
-				switch {
-				case !ok:
-					row = append(row, "-")
-				default:
-					row = append(row, strconv.FormatFloat(value, 'f', -1, 64))
-				}
-				if !isTime(u) {
-					continue
-				}
-				if ok && baseOK && value > 0 {
-					row = append(row, fmt.Sprintf("%.2fx", base/value))
-				} else {
-					row = append(row, "-")
-				}
-			}
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
+			fmt.Fprintln(tw, strings.Join(append([]string{name, v}, g.cells(v, units)...), "\t"))
 		}
 	}
 	return tw.Flush()
+}
+
+// units are the units any run of the group reports, in column order.
+func (g *group) units() []string {
+	var units []string
+	for _, v := range g.variants {
+		for _, m := range g.runs[v] {
+			for _, u := range m.units {
+				if !slices.Contains(units, u) {
+					units = append(units, u)
+				}
+			}
+		}
+	}
+	slices.SortStableFunc(units, func(a, b string) int { return unitRank(a) - unitRank(b) })
+	return units
+}
+
+// cells are variant's median for each unit, each time followed by its ratio.
+func (g *group) cells(variant string, units []string) []string {
+	var row []string
+	for _, u := range units {
+		value, ok := median(g.runs[variant], u)
+		base, baseOK := median(g.runs[baseline], u)
+		if ok {
+			row = append(row, strconv.FormatFloat(value, 'f', -1, 64))
+		} else {
+			row = append(row, "-")
+		}
+		if !isTime(u) {
+			continue
+		}
+		if ok && baseOK && value > 0 {
+			row = append(row, fmt.Sprintf("%.2fx", base/value))
+		} else {
+			row = append(row, "-")
+		}
+	}
+	return row
 }
 
 // unitRank orders the columns: go test's own units first, in its order, then

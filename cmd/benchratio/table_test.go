@@ -34,14 +34,18 @@ var _ = Describe("the ratio table", func() {
 		Expect(failed).To(BeFalse())
 		Expect(out).To(HavePrefix(benchOutput))
 		table := strings.Split(strings.TrimPrefix(out, benchOutput), "\n")
-		Expect(table).To(HaveLen(8), out)
+		Expect(table).To(HaveLen(10), out)
+		Expect(table[1]).To(HavePrefix("ratio to bare"))
 		Expect(strings.Fields(table[2])).To(Equal([]string{"benchmark", "variant", "ns/op", "ratio", "cpu-ns/op", "ratio", "B/op", "allocs/op"}))
 		// The median of three bare runs (100, 110, 300) is 110.
 		Expect(strings.Fields(table[3])).To(Equal([]string{"MCP/read", "bare", "110", "1.00x", "50", "1.00x", "7000", "80"}))
 		Expect(strings.Fields(table[4])).To(Equal([]string{"host", "440", "0.25x", "500", "0.10x", "320000", "340"}))
-		Expect(strings.Fields(table[5])).To(Equal([]string{"MCP/401", "bare", "50", "1.00x", "-", "-", "7000", "80"}))
-		Expect(strings.Fields(table[6])).To(Equal([]string{"host", "100", "0.50x", "-", "-", "13000", "190"}))
-		Expect(table[7]).To(BeEmpty())
+		// A case with other units gets its own header.
+		Expect(table[5]).To(BeEmpty())
+		Expect(strings.Fields(table[6])).To(Equal([]string{"benchmark", "variant", "ns/op", "ratio", "B/op", "allocs/op"}))
+		Expect(strings.Fields(table[7])).To(Equal([]string{"MCP/401", "bare", "50", "1.00x", "7000", "80"}))
+		Expect(strings.Fields(table[8])).To(Equal([]string{"host", "100", "0.50x", "13000", "190"}))
+		Expect(table[9]).To(BeEmpty())
 	})
 
 	It("prints no table when no case has a bare variant", func() {
