@@ -2,6 +2,10 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +28,35 @@ func chromiumPath() string {
 	return "/usr/bin/chromium"
 }
 
+// startChromium starts a headless Chromium for one spec and returns its
+// browsing context; it stops with the spec.
+func startChromium(sctx SpecContext) context.Context {
+	path := chromiumPath()
+	if _, err := os.Stat(path); err != nil {
+		Fail("the browser test needs chromium at " + path +
+			" (install Debian's chromium package, or set CONFORM_CHROMIUM to a Chromium binary): " + err.Error())
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Context(sctx),
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(GinkgoT().TempDir()),
+	)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	DeferCleanup(func() {
+		cancelBrowser()
+		cancelAlloc()
+	})
+	return browser
+}
+
 // A person in a real browser opens the verification URI, signs in as the
 // owner, types the user code and approves, while the device polls with
 // golang.org/x/oauth2. The browser sends Origin and Sec-Fetch-Site with every
@@ -31,12 +64,6 @@ func chromiumPath() string {
 // browser this fails: a consent page nobody has clicked is not tested.
 var _ = Describe("Device consent in a real browser", Label("browser"), func() {
 	It("lets the owner sign in, type the code and approve, and the polling device gets its credential", func(sctx SpecContext) {
-		path := chromiumPath()
-		if _, err := os.Stat(path); err != nil {
-			Fail("the browser test needs chromium at " + path +
-				" (install Debian's chromium package, or set CONFORM_CHROMIUM to a Chromium binary): " + err.Error())
-		}
-
 		h := newHost(oauth.Options{Clock: clock.System{}})
 		cfg := &oauth2.Config{ClientID: h.register(), Endpoint: oauth2.Endpoint{
 			DeviceAuthURL: h.url("/oauth/device_authorization"),
@@ -56,22 +83,7 @@ var _ = Describe("Device consent in a real browser", Label("browser"), func() {
 			done <- result{tok, err}
 		}()
 
-		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Context(sctx),
-			chromedp.ExecPath(path),
-			chromedp.Headless,
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.NoFirstRun,
-			chromedp.Flag("disable-quic", true),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-dev-shm-usage", true),
-			chromedp.UserDataDir(GinkgoT().TempDir()),
-		)
-		defer cancelAlloc()
-		browser, cancelBrowser := chromedp.NewContext(allocCtx)
-		defer cancelBrowser()
+		browser := startChromium(sctx)
 
 		Expect(chromedp.Do(browser,
 			chromedp.Navigate(da.VerificationURI),
@@ -102,5 +114,45 @@ var _ = Describe("Device consent in a real browser", Label("browser"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c.ClientID).To(Equal(cfg.ClientID))
 		Expect(c.Role).To(Equal("admin"))
+	}, SpecTimeout(2*time.Minute))
+
+	// A page on another origin of the same site (127.0.0.1 on another
+	// port) posts the owner's own, valid form: the session cookie travels
+	// (SameSite=Strict allows same-site), the token is right, and only the
+	// browser's Sec-Fetch-Site tells the host where the post came from.
+	It("refuses an approval posted from another origin, even with the owner's session and form", func(sctx SpecContext) {
+		h := newHost(oauth.Options{Clock: clock.System{}})
+		d := h.startDevice(h.register())
+		browser := startChromium(sctx)
+		Expect(chromedp.Do(browser,
+			chromedp.Navigate(h.url("/oauth/device?user_code="+d.userCode)),
+			chromedp.WaitVisible(chromedp.ID("owner_secret")),
+			chromedp.SendKeys(chromedp.ID("owner_secret"), ownerSecret),
+			chromedp.Click(chromedp.ID("sign_in")),
+			chromedp.WaitVisible(chromedp.ID("approve")),
+		)).To(Succeed())
+		field, err := chromedp.Run(browser, chromedp.AttributeValue(`input[name="csrf"]`, "value"))
+		Expect(err).NotTo(HaveOccurred())
+		csrf := field.Value
+		Expect(csrf).NotTo(BeEmpty())
+
+		attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><form method="post" action="%s">`+
+				`<input type="hidden" name="user_code" value="%s"><input type="hidden" name="csrf" value="%s">`+
+				`<input type="hidden" name="role" value="owner"><button id="go" name="action" value="approve">Win a prize</button></form>`,
+				html.EscapeString(h.url("/oauth/device")), html.EscapeString(d.userCode), html.EscapeString(csrf))
+		}))
+		DeferCleanup(attacker.Close)
+		Expect(chromedp.Do(browser,
+			chromedp.Navigate(attacker.URL),
+			chromedp.WaitVisible(chromedp.ID("go")),
+			chromedp.Click(chromedp.ID("go")),
+			chromedp.WaitVisible(chromedp.ID("message")),
+		)).To(Succeed())
+		message, err := chromedp.Run(browser, chromedp.Text(chromedp.ID("message")))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(message).To(ContainSubstring("another site"))
+		expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
 	}, SpecTimeout(2*time.Minute))
 })
