@@ -79,7 +79,16 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	defer closeTarget()
 
-	if err := runner.Preflight(ctx, t); err != nil {
+	// The pre-flight: first whether this is a tool host at all, so that no
+	// sign-in is tried against something that is not one; then the
+	// credentials, once every source of them has been tried.
+	if err := runner.CheckHost(ctx, t); err != nil {
+		return &exitError{code: outcome.ExitFailed, err: err}
+	}
+	if !t.InProcess {
+		fillCredentials(ctx, t, stderr)
+	}
+	if err := runner.CheckCredentials(ctx, t); err != nil {
 		var ue *runner.UsageError
 		if errors.As(err, &ue) {
 			return &exitError{code: outcome.ExitUsage, err: err}
@@ -142,7 +151,6 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 		fmt.Fprintln(stderr, "conform:", note)
 	}
 	t := target.FromProfile(p)
-	fillCredentials(ctx, t, stderr)
 	return t, func() {}, nil
 }
 

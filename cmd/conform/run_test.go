@@ -242,6 +242,17 @@ var _ = Describe("conform run", func() {
 		Expect(s.Err).To(gbytes.Say(`check the URL .* and ` + web.URL + `/.well-known/mcp.json`))
 	})
 
+	It("tries no sign-in against a target that is not a tool host", func() {
+		web := httptest.NewServer(http.NotFoundHandler())
+		DeferCleanup(web.Close)
+		marker := filepath.Join(home, "approval-ran")
+		file := writeFile("signin.yaml", fmt.Sprintf("target: %s\noauth:\n  device_approval_command: \"touch %s\"\n", web.URL, marker))
+		s := exits(conform(nil, "run", "--profile", file), 1)
+		Expect(s.Err).To(gbytes.Say(`does not answer as an agent-facing tool host`))
+		Expect(stderr(s)).NotTo(ContainSubstring("sign in"))
+		Expect(marker).NotTo(BeAnExistingFile())
+	})
+
 	Context("with a credential the target refuses", func() {
 		It("is a usage error that names the variable and conform login, not a dozen departures", func() {
 			f := serveFake(nil)

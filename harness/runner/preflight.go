@@ -56,17 +56,14 @@ type UsageError struct {
 
 func (e *UsageError) Error() string { return e.msg }
 
-// Preflight checks, before any scenario runs, what every scenario relies on.
-// First, an anonymous tools/list answers 200 with a JSON-RPC result (source
-// 7.5, step 1); otherwise it returns a *NotToolHostError. Then each credential
-// the user supplied is accepted by the instance that issued it, with one
-// authenticated tools/list: the target's by the target, the peer's by the
-// peer (the target refusing the peer's is what a scenario checks). A refusal
-// (401 or 403) is a *UsageError; any other answer is left to the
-// scenarios to judge. It sends the same MCP requests as any scenario, through
-// the same client (initialize and sessions when the host wants them), and
-// never ping, which anonymous callers may not use (source 5.3).
-func Preflight(ctx context.Context, t *target.Target) error {
+// CheckHost is the first half of the pre-flight before any scenario runs:
+// an anonymous tools/list must answer 200 with a JSON-RPC result (source 7.5,
+// step 1), or no scenario can tell anything about the target; otherwise it
+// returns a *NotToolHostError, or an error saying the target is unreachable.
+// It sends what any scenario sends, through the same client (initialize and
+// sessions when the host wants them, JSON or event streams), and never ping,
+// which anonymous callers may not use (source 5.3).
+func CheckHost(ctx context.Context, t *target.Target) error {
 	p := t.Profile
 	r, err := probe(ctx, t.HTTP, p.Target, "")
 	if err != nil {
@@ -75,6 +72,18 @@ func Preflight(ctx context.Context, t *target.Target) error {
 	if !answered(r) {
 		return notToolHost(ctx, t, r)
 	}
+	return nil
+}
+
+// CheckCredentials is the second half of the pre-flight: each credential the
+// user supplied must be accepted by the instance that issued it, tried with
+// one authenticated tools/list: the target's by the target, the peer's by the
+// peer (the target refusing the peer's is what a scenario checks). A refusal
+// (401 or 403), or a peer that does not answer, is a *UsageError; any other
+// answer is left to the scenarios to judge, and so are credentials the
+// harness obtained itself.
+func CheckCredentials(ctx context.Context, t *target.Target) error {
+	p := t.Profile
 	if t.Credential != "" && t.CredentialSource != "" {
 		r, err := probe(ctx, t.HTTP, p.Target, t.Credential)
 		if err != nil {

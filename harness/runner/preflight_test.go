@@ -92,11 +92,19 @@ func expectNotToolHost(err error, base string, received ...string) {
 	}
 }
 
+// preflight is the whole pre-flight, as conform run makes it.
+func preflight(ctx context.Context, t *target.Target) error {
+	if err := runner.CheckHost(ctx, t); err != nil {
+		return err
+	}
+	return runner.CheckCredentials(ctx, t)
+}
+
 var _ = Describe("the pre-flight before the scenarios", func() {
 	DescribeTable("lets a compliant host through, whatever its transport, with both credentials checked",
 		func(ctx context.Context, mode fakehost.Mode) {
 			s := newPreflightSetup(fakehost.MCPOptions{Mode: mode})
-			Expect(runner.Preflight(ctx, s.target)).To(Succeed())
+			Expect(preflight(ctx, s.target)).To(Succeed())
 			// Anonymous, then authenticated; each call after the handshake
 			// the transport asks for (initialize, notifications/initialized).
 			sent := s.targetLog.all()
@@ -131,7 +139,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			streams = append(streams, w.Header().Get("Content-Type"))
 		}))
 
-		Expect(runner.Preflight(ctx, t)).To(Succeed())
+		Expect(preflight(ctx, t)).To(Succeed())
 		mu.Lock()
 		defer mu.Unlock()
 		// initialize opened a session that the calls after it carried, and
@@ -145,7 +153,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 	It("never sends ping, which anonymous callers may not use (source 5.3)", func(ctx context.Context) {
 		log := &requestLog{}
 		t := targetOn(log.wrap(fakehost.New(fakehost.MCPOptions{}).Handler()))
-		Expect(runner.Preflight(ctx, t)).To(Succeed())
+		Expect(preflight(ctx, t)).To(Succeed())
 		Expect(log.all()).To(ContainElement(ContainSubstring(`"method":"tools/list"`)))
 		Expect(log.all()).NotTo(ContainElement(ContainSubstring(`"ping"`)))
 	})
@@ -153,7 +161,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 	DescribeTable("says once that a target which is not a tool host is not one, and why",
 		func(ctx context.Context, h http.Handler, received ...string) {
 			t := targetOn(h)
-			expectNotToolHost(runner.Preflight(ctx, t), t.Profile.Target, received...)
+			expectNotToolHost(preflight(ctx, t), t.Profile.Target, received...)
 		},
 		Entry("a plain web server", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
@@ -182,7 +190,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			http.Error(w, "gone", http.StatusGone)
 		})
 		t := targetOn(mux)
-		err := runner.Preflight(ctx, t)
+		err := preflight(ctx, t)
 		expectNotToolHost(err, t.Profile.Target, "HTTP 410 Gone")
 		Expect(err.Error()).To(ContainSubstring("before it: initialize answered the same"))
 		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 OK, application/json: {"name":"somewhere else"}`))
@@ -194,7 +202,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		addr := ln.Addr().String()
 		Expect(ln.Close()).To(Succeed())
 		t := &target.Target{Profile: profile.Default("http://" + addr), HTTP: &http.Client{Timeout: 10 * time.Second}}
-		err = runner.Preflight(ctx, t)
+		err = preflight(ctx, t)
 		Expect(err).To(MatchError(ContainSubstring("target http://" + addr + " is unreachable")))
 		var usage *runner.UsageError
 		Expect(errors.As(err, &usage)).To(BeFalse(), "the target's own failure is not a usage error")
@@ -204,7 +212,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		It("is a usage error, naming where the credential came from, when the target refuses it", func(ctx context.Context) {
 			s := newPreflightSetup(fakehost.MCPOptions{Mode: fakehost.Sessions})
 			s.target.Credential = "issued-by-someone-else-entirely"
-			err := runner.Preflight(ctx, s.target)
+			err := preflight(ctx, s.target)
 			var usage *runner.UsageError
 			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(HavePrefix("the credential in HOST_TOKEN is refused by the target " + s.target.Profile.Target + " (HTTP 401"))
@@ -216,20 +224,20 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			s := newPreflightSetup(fakehost.MCPOptions{})
 			s.target.Credential = "stale-stored-credential"
 			s.target.CredentialSource = "the credential conform login stored for " + s.target.Profile.Target
-			err := runner.Preflight(ctx, s.target)
+			err := preflight(ctx, s.target)
 			Expect(err).To(MatchError(HavePrefix("the credential conform login stored for " + s.target.Profile.Target + " is refused by the target")))
 		})
 
 		It("leaves a credential the harness obtained itself to the scenarios", func(ctx context.Context) {
 			s := newPreflightSetup(fakehost.MCPOptions{})
 			s.target.Credential, s.target.CredentialSource = "from-a-sign-in-during-the-run", ""
-			Expect(runner.Preflight(ctx, s.target)).To(Succeed())
+			Expect(preflight(ctx, s.target)).To(Succeed())
 		})
 
 		It("is a usage error when the peer refuses the peer's credential", func(ctx context.Context) {
 			s := newPreflightSetup(fakehost.MCPOptions{Mode: fakehost.SSE})
 			s.target.PeerCredential = s.host.Credential()
-			err := runner.Preflight(ctx, s.target)
+			err := preflight(ctx, s.target)
 			var usage *runner.UsageError
 			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(HavePrefix("the credential in PEER_TOKEN is refused by the peer " + s.target.Profile.Peer.Target + " (HTTP 401"))
@@ -239,9 +247,9 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 
 		It("does not ask the target to take the peer's credential: refusing it is what a scenario checks", func(ctx context.Context) {
 			s := newPreflightSetup(fakehost.MCPOptions{Breaks: []fakehost.Break{fakehost.PeerCredentialAccepted}})
-			Expect(runner.Preflight(ctx, s.target)).To(Succeed())
+			Expect(preflight(ctx, s.target)).To(Succeed())
 			s = newPreflightSetup(fakehost.MCPOptions{})
-			Expect(runner.Preflight(ctx, s.target)).To(Succeed())
+			Expect(preflight(ctx, s.target)).To(Succeed())
 		})
 
 		It("is a usage error naming peer.target when the peer does not answer", func(ctx context.Context) {
@@ -250,7 +258,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			Expect(err).NotTo(HaveOccurred())
 			s.target.Profile.Peer.Target = "http://" + ln.Addr().String()
 			Expect(ln.Close()).To(Succeed())
-			err = runner.Preflight(ctx, s.target)
+			err = preflight(ctx, s.target)
 			var usage *runner.UsageError
 			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
 			Expect(err.Error()).To(ContainSubstring("check peer.target"))
@@ -259,7 +267,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		It("checks no credential before knowing the target is a tool host", func(ctx context.Context) {
 			s := newPreflightSetup(fakehost.MCPOptions{Breaks: []fakehost.Break{fakehost.ToolsListFails}})
 			s.target.Credential = "wrong"
-			expectNotToolHost(runner.Preflight(ctx, s.target), s.target.Profile.Target, "HTTP 500")
+			expectNotToolHost(preflight(ctx, s.target), s.target.Profile.Target, "HTTP 500")
 		})
 	})
 })
