@@ -33,6 +33,8 @@ type NotToolHostError struct {
 	Discovery string
 }
 
+// Error says it in a few lines: what was sent, what came back, what the
+// discovery document answered, and source 7.5 step 1's advice.
 func (e *NotToolHostError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s does not answer as an agent-facing tool host: an anonymous tools/list must answer HTTP 200 with a JSON-RPC result (source 7.5, step 1)\n", e.Target)
@@ -54,6 +56,7 @@ type UsageError struct {
 	msg string
 }
 
+// Error names the credential or key at fault and what to do about it.
 func (e *UsageError) Error() string { return e.msg }
 
 // CheckHost is the first half of the pre-flight before any scenario runs:
