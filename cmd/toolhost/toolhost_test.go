@@ -216,7 +216,8 @@ var _ = Describe("toolhost serve", func() {
 	It("approves only with the owner secret, and says so clearly without it", func() {
 		data := GinkgoT().TempDir()
 		host, base := serve("127.0.0.1:0", data)
-		Expect(host.Out).To(gbytes.Say(`owner secret in ` + regexp.QuoteMeta(filepath.Join(data, "owner-secret"))))
+		// The note follows the serving line, so it may not be written yet.
+		Eventually(host.Out, 10*time.Second).Should(gbytes.Say(`owner secret in ` + regexp.QuoteMeta(filepath.Join(data, "owner-secret"))))
 		info, err := os.Stat(filepath.Join(data, "owner-secret"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)))
