@@ -140,40 +140,18 @@ func Run(ctx context.Context, o Options) (string, error) {
 	return access, nil
 }
 
-// poll asks for the device grant's token until the person approves: it waits
-// the interval between polls, keeps polling on authorization_pending and adds
-// 5 seconds on slow_down (RFC 8628 section 3.5). The grant goes by the name
-// the host takes (the source's device_code or RFC 8628's URN), which
+// poll asks for the device grant's token until the person approves, by the
+// name the host takes (the source's device_code or RFC 8628's URN), which
 // x/oauth2's DeviceAccessToken cannot do: it sends only the URN.
 func poll(ctx context.Context, grant *oauthclient.DeviceGrant, da *oauth2.DeviceAuthResponse, clientID string) (string, error) {
-	interval := time.Duration(da.Interval) * time.Second
-	if interval <= 0 {
-		interval = 5 * time.Second
-	}
 	form := url.Values{"device_code": {da.DeviceCode}, "client_id": {clientID}}
-	for {
+	expired := func() error {
 		if !da.Expiry.IsZero() && time.Now().After(da.Expiry) {
-			return "", errors.New("the device code expired before the sign-in was approved; run conform login again")
+			return errors.New("the device code expired before the sign-in was approved; run conform login again")
 		}
-		if err := target.Sleep(ctx, interval); err != nil {
-			return "", err
-		}
-		r, err := grant.Token(ctx, form)
-		if err != nil {
-			return "", err
-		}
-		if tok, ok := r.String("access_token"); ok && r.Status == http.StatusOK && tok != "" {
-			return tok, nil
-		}
-		code, _ := r.String("error")
-		switch code {
-		case "authorization_pending":
-		case "slow_down":
-			interval += 5 * time.Second
-		default:
-			return "", fmt.Errorf("the token endpoint answered HTTP %d: %s", r.Status, strings.TrimSpace(string(r.Body)))
-		}
+		return nil
 	}
+	return grant.Poll(ctx, form, time.Duration(da.Interval)*time.Second, target.Sleep, expired)
 }
 
 // StoredCredential returns the credential a previous login stored for the

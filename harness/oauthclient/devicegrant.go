@@ -2,10 +2,13 @@ package oauthclient
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ShortDeviceGrantType is the device grant's name in the source document
@@ -123,5 +126,39 @@ func (g *DeviceGrant) discover(ctx context.Context) {
 		g.learn(DeviceGrantType, "advertised in grant_types_supported")
 	case slices.Contains(grants, ShortDeviceGrantType):
 		g.learn(ShortDeviceGrantType, "advertised in grant_types_supported")
+	}
+}
+
+// Poll asks for the token until the host issues one, following RFC 8628
+// section 3.5: it keeps polling on authorization_pending, adds five seconds
+// to the interval on slow_down, and waits the interval through sleep between
+// polls (a caller with a controllable clock need not wait in real time).
+// Before each poll, stop may end the wait with its error (an expired device
+// code, too many polls). Any other answer ends polling with the host's words.
+func (g *DeviceGrant) Poll(ctx context.Context, form url.Values, interval time.Duration, sleep func(context.Context, time.Duration) error, stop func() error) (string, error) {
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	for {
+		if err := stop(); err != nil {
+			return "", err
+		}
+		r, err := g.Token(ctx, form)
+		if err != nil {
+			return "", err
+		}
+		if tok, ok := r.String("access_token"); ok && r.Status == http.StatusOK && tok != "" {
+			return tok, nil
+		}
+		switch code, _ := r.String("error"); code {
+		case "authorization_pending":
+		case "slow_down":
+			interval += 5 * time.Second
+		default:
+			return "", fmt.Errorf("the token endpoint answered HTTP %d: %s", r.Status, strings.TrimSpace(string(r.Body)))
+		}
+		if err := sleep(ctx, interval); err != nil {
+			return "", err
+		}
 	}
 }

@@ -49,7 +49,7 @@ func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver
 	if da.Status != 200 || deviceCode == "" || userCode == "" {
 		return "", fmt.Errorf("device authorization: HTTP %d: %s", da.Status, da.Body)
 	}
-	interval := 5 * time.Second
+	var interval time.Duration
 	if v, ok := da.JSON["interval"].(float64); ok && v > 0 {
 		interval = time.Duration(v) * time.Second
 	}
@@ -58,27 +58,21 @@ func Device(ctx context.Context, oc *oauthclient.Client, approve target.Approver
 	}
 	// The grant's name is the one the host takes (DeviceGrant): the source
 	// says device_code, RFC 8628 the URN.
-	grant := oc.DeviceGrant()
-	form := url.Values{"device_code": {deviceCode}, "client_id": {clientID}}
-	for attempt := 0; attempt < 20; attempt++ {
-		tok, err := grant.Token(ctx, form)
-		if err != nil {
-			return "", fmt.Errorf("token: %w", err)
+	polls := 0
+	stop := func() error {
+		if polls++; polls > maxPolls {
+			return fmt.Errorf("token: still pending after %d polls", maxPolls)
 		}
-		if access, ok := tok.String("access_token"); ok && tok.Status == 200 {
-			return access, nil
-		}
-		code, _ := tok.String("error")
-		switch code {
-		case "authorization_pending":
-		case "slow_down":
-			interval += 5 * time.Second
-		default:
-			return "", fmt.Errorf("token: HTTP %d: %s", tok.Status, tok.Body)
-		}
-		if err := sleep(ctx, interval); err != nil {
-			return "", err
-		}
+		return nil
 	}
-	return "", fmt.Errorf("token: still pending after 20 polls")
+	form := url.Values{"device_code": {deviceCode}, "client_id": {clientID}}
+	access, err := oc.DeviceGrant().Poll(ctx, form, interval, sleep, stop)
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	return access, nil
 }
+
+// maxPolls bounds the polls after an approval: an approved sign-in that
+// still answers authorization_pending this often is not going to complete.
+const maxPolls = 20
