@@ -36,10 +36,6 @@ func (st *State) allowedToCall(list string) error {
 
 // allowedToPerform takes an operation the source names (list, stat, read, write).
 func (st *State) allowedToPerform(operation string) error {
-	operation, err := st.expand(operation)
-	if err != nil {
-		return err
-	}
 	tool, err := st.toolFor(operation)
 	if err != nil {
 		return err

@@ -88,10 +88,6 @@ func (d *diagnosis) callOn(ctx context.Context, tool, p, who string) error {
 }
 
 func (d *diagnosis) operationOn(ctx context.Context, operation, p, who string) error {
-	operation, err := d.st.expand(operation)
-	if err != nil {
-		return err
-	}
 	tool, err := d.st.toolFor(operation)
 	if err != nil {
 		return err

@@ -147,9 +147,14 @@ func (st *State) callTool(ctx context.Context, tool string, args any) error {
 	return st.took(r, err)
 }
 
-// toolFor maps an operation named by the source (list, stat, read, write) to
-// the host's tool for it.
+// toolFor maps an operation named by the source (list, stat, read, write),
+// as the feature writes it (a placeholder such as
+// {paths.unsupported.operation} is expanded first), to the host's tool for it.
 func (st *State) toolFor(operation string) (string, error) {
+	operation, err := st.expand(operation)
+	if err != nil {
+		return "", err
+	}
 	t := st.Target.Profile.Tools
 	switch operation {
 	case "list":
@@ -165,10 +170,6 @@ func (st *State) toolFor(operation string) (string, error) {
 }
 
 func (st *State) attemptOperation(ctx context.Context, operation, path string) error {
-	operation, err := st.expand(operation)
-	if err != nil {
-		return err
-	}
 	tool, err := st.toolFor(operation)
 	if err != nil {
 		return err
