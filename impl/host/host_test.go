@@ -280,6 +280,20 @@ var _ = Describe("Reference host with content collections", func() {
 	})
 })
 
+var _ = Describe("Reference host with content collections and a small read limit", func() {
+	It("gets the first part of an item and says where the rest is", func() {
+		cfg := defaultConfig()
+		cfg.Collections = []config.Collection{{Name: "docs", Path: "/public"}}
+		cfg.Limits.ReadBytes = 8
+		srv := startHost(cfg, GinkgoT().TempDir())
+		r := callTool(srv, "", "get_content", map[string]any{"collection": "docs", "id": "readme.md"})
+		Expect(text(r)).To(Equal("# Public"))
+		Expect(r.StructuredContent).To(HaveKeyWithValue("truncated", true))
+		Expect(r.Content).To(HaveLen(2))
+		Expect(r.Content[1].Text).To(MatchRegexp(`^Truncated: this is the first 8 bytes of \d+; read the rest of /public/readme.md with afs_read and an offset$`))
+	})
+})
+
 var _ = Describe("host.New", func() {
 	It("needs an authority", func() {
 		_, err := host.New(defaultConfig(), host.Options{})
