@@ -13,6 +13,7 @@ import (
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/content"
 	"github.com/conform-mcp/conform/impl/gate"
+	"github.com/conform-mcp/conform/impl/origin"
 	"github.com/conform-mcp/conform/impl/tools"
 )
 
@@ -69,12 +70,12 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	mux := http.NewServeMux()
 	// No method in the pattern: the gate itself answers other methods with
 	// 405 and Allow: POST, before anything else is looked at.
-	mux.Handle("/mcp", gate.New(srv.Handler(), gate.Config{
+	mux.Handle("/mcp", origin.Guard(gate.New(srv.Handler(), gate.Config{
 		Verifier:       opts.Auth,
 		AnonymousTools: srv.Anonymous(),
 		ToolScopes:     srv.Scopes(),
 		BaseURL:        resolver,
-	}))
+	}), resolver))
 	mux.Handle("GET /.well-known/mcp.json", discovery{
 		name:          cfg.Name,
 		description:   cfg.Description,

@@ -1,0 +1,66 @@
+// Package origin guards the MCP endpoint against DNS rebinding: the MCP
+// streamable HTTP transport (revision 2026-07-28, Security & Endpoint) asks a
+// server to validate the Origin header of every request and to answer 403
+// Forbidden when it is present and invalid.
+package origin
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/conform-mcp/conform/impl/baseurl"
+)
+
+// forbiddenBody is a JSON-RPC error response without an id, which the
+// transport allows as the body of the 403.
+const forbiddenBody = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbidden: the Origin header names a site this host does not serve"}}`
+
+// Guard returns next behind the Origin check. A request without an Origin
+// (every non-browser client) passes; one whose Origin is the host's own
+// (the scheme and authority of its base URL) passes; any other, "null"
+// included, is refused before anything else is read. A page from another
+// site that a rebinding attack points at this host carries that site's
+// Origin, so it never reaches a tool.
+func Guard(next http.Handler, base baseurl.Resolver) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		values, present := r.Header["Origin"]
+		if present && !(len(values) == 1 && sameOrigin(values[0], base.Of(r))) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = w.Write([]byte(forbiddenBody))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin compares an Origin value with the base URL's origin (RFC 6454
+// section 5: scheme, host and port), case-insensitively as origins are
+// serialised in lower case.
+func sameOrigin(value, base string) bool {
+	o, err := url.Parse(strings.TrimSpace(value))
+	if err != nil || o.Scheme == "" || o.Host == "" || (o.Path != "" && o.Path != "/") || o.RawQuery != "" {
+		return false
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return false
+	}
+	return strings.EqualFold(o.Scheme, b.Scheme) && strings.EqualFold(hostPort(o), hostPort(b))
+}
+
+// hostPort is the authority with the scheme's default port made explicit, so
+// that http://h and http://h:80 are the same origin.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return u.Host + ":443"
+	case "http":
+		return u.Host + ":80"
+	}
+	return u.Host
+}
