@@ -1,6 +1,9 @@
-// Package spec holds the source document restated as numbered requirements
-// (requirements.yaml), so that features, reports and coverage checks name
-// each requirement by a stable ID and quote the same sentence.
+// Package spec holds the specifications the suite checks, each restated as
+// numbered requirements: the source document (requirements.yaml, the default
+// pack) and the MCP specification's authorization rules
+// (mcp-authorization/requirements.yaml). Features, reports and coverage
+// checks name each requirement by a stable ID, unique across packs, and quote
+// the same sentence.
 package spec
 
 import (
@@ -38,6 +41,9 @@ type Requirement struct {
 	// than stated by it; such a requirement is a SHOULD.
 	Derived   string `yaml:"derived,omitempty"`
 	CheckedBy string `yaml:"checked_by,omitempty"`
+	// Needs are the capabilities (@needs-<name> tags) a run must offer to
+	// check the requirement: a cooperating authorization server, tokens.
+	Needs []string `yaml:"needs,omitempty"`
 }
 
 // Sections returns the source sections the requirement comes from, e.g. ["7.3", "8"].
@@ -51,8 +57,12 @@ func (r Requirement) Sections() []string {
 	return out
 }
 
-// Spec is the whole set of requirements, in document order.
+// Spec is one pack's whole set of requirements, in document order.
 type Spec struct {
+	// Pack names the specification the requirements restate (Source, Authorization).
+	Pack string `yaml:"pack"`
+	// Title says in words what the pack restates, and which revision.
+	Title        string        `yaml:"title"`
 	Requirements []Requirement `yaml:"requirements"`
 	byID         map[string]int
 }
@@ -60,19 +70,25 @@ type Spec struct {
 //go:embed requirements.yaml
 var source []byte
 
+//go:embed mcp-authorization/requirements.yaml
+var authorization []byte
+
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`)
 
-// Load parses the embedded requirements and checks them: IDs unique and well
-// formed, every level known, every untested entry explained.
+// Load parses the default pack, the source document's requirements.
 func Load() (*Spec, error) { return Parse(source) }
 
-// Parse reads requirements from YAML; Load uses it on the embedded file.
+// Parse reads requirements from YAML and checks them: IDs unique and well
+// formed, every level known, every untested entry explained.
 func Parse(data []byte) (*Spec, error) {
 	var s Spec
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("parse requirements: %w", err)
+	}
+	if s.Pack == "" || s.Title == "" {
+		return nil, fmt.Errorf("parse requirements: pack and title are required")
 	}
 	s.byID = make(map[string]int, len(s.Requirements))
 	for i, r := range s.Requirements {

@@ -23,11 +23,39 @@ func TestSpec(t *testing.T) {
 var requirementTag = regexp.MustCompile(`^@[A-Z][A-Z0-9]*-[0-9]+$`)
 
 // capabilities are the @needs-* tags a target knows how to meet or refuse.
-var capabilities = []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval}
+var capabilities = []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval,
+	target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken}
+
+var _ = Describe("the packs", func() {
+	It("loads every pack, the source document first, with IDs no two packs share", func() {
+		all, err := spec.LoadAll()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(all).To(HaveLen(len(spec.Packs())))
+		Expect(all[0].Pack).To(Equal(spec.Source))
+	})
+
+	It("refuses an unknown pack by naming the packs there are", func() {
+		_, err := spec.LoadPack("no-such-pack")
+		Expect(err).To(MatchError(ContainSubstring("packs: source, mcp-authorization")))
+	})
+
+	It("refuses a file whose IDs repeat, or that names no pack", func() {
+		_, err := spec.Parse([]byte("pack: p\ntitle: t\nrequirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n- {id: A-1, section: '1', level: MUST, text: y}\n"))
+		Expect(err).To(MatchError(ContainSubstring("duplicate id")))
+		_, err = spec.Parse([]byte("requirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n"))
+		Expect(err).To(MatchError(ContainSubstring("pack and title are required")))
+	})
+})
 
 // The features are the executable specification (PRODUCT.md section 1.3):
-// these checks keep them and requirements.yaml telling the same story.
+// these checks keep them and each pack's requirements telling the same story.
 var _ = Describe("coverage of the requirements by the features", func() {
+	for _, pack := range spec.Packs() {
+		Context("in pack "+pack, func() { coverage(pack) })
+	}
+})
+
+func coverage(pack string) {
 	var (
 		sp        *spec.Spec
 		scenarios []runner.Listing
@@ -37,9 +65,9 @@ var _ = Describe("coverage of the requirements by the features", func() {
 
 	BeforeEach(func() {
 		var err error
-		sp, err = spec.Load()
+		sp, err = spec.LoadPack(pack)
 		Expect(err).NotTo(HaveOccurred())
-		scenarios, err = runner.List("", nil)
+		scenarios, err = runner.List(pack, "", nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(scenarios).NotTo(BeEmpty())
 		taggedBy = map[string][]string{}
@@ -60,7 +88,7 @@ var _ = Describe("coverage of the requirements by the features", func() {
 				unknown = append(unknown, "@"+id+" on "+ids[0])
 			}
 		}
-		Expect(unknown).To(BeEmpty(), "tags naming no requirement in spec/requirements.yaml")
+		Expect(unknown).To(BeEmpty(), "tags naming no requirement of the pack")
 	})
 
 	It("checks every MUST and SHOULD requirement in at least one scenario, unless it says why not", func() {
@@ -131,4 +159,31 @@ var _ = Describe("coverage of the requirements by the features", func() {
 		}
 		Expect(dup).To(BeEmpty(), "scenario IDs are \"file: name\"; reports and expected-failure lists rely on them")
 	})
-})
+
+	It("marks every scenario with the capabilities its requirements need", func() {
+		var unmarked []string
+		for _, s := range scenarios {
+			for _, id := range s.Requirements {
+				r, _ := sp.Get(id)
+				for _, need := range r.Needs {
+					if !slices.Contains(s.Capabilities, need) {
+						unmarked = append(unmarked, s.ID+" lacks @needs-"+need+" ("+id+")")
+					}
+				}
+			}
+		}
+		Expect(unmarked).To(BeEmpty())
+	})
+
+	It("names only capabilities a target knows in the requirements", func() {
+		var unknown []string
+		for _, r := range sp.Requirements {
+			for _, need := range r.Needs {
+				if !slices.Contains(capabilities, need) {
+					unknown = append(unknown, r.ID+" needs "+need)
+				}
+			}
+		}
+		Expect(unknown).To(BeEmpty())
+	})
+}

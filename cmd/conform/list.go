@@ -8,15 +8,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/spec"
 )
 
 func listCommand(stdout io.Writer) *cobra.Command {
-	var tags string
+	var tags, pack string
 	cmd := &cobra.Command{
 		Use:   "list [SECTION...]",
-		Short: "List every scenario with its requirement IDs and capability tags; runs nothing",
+		Short: "List every scenario with its pack, requirement IDs and capability tags; runs nothing",
 		RunE: func(_ *cobra.Command, sections []string) error {
-			scenarios, err := runner.List(tags, sections)
+			scenarios, err := runner.List(pack, tags, sections)
 			if err != nil {
 				return usage("%v", err)
 			}
@@ -25,6 +26,7 @@ func listCommand(stdout io.Writer) *cobra.Command {
 			}
 			for _, s := range scenarios {
 				fmt.Fprintln(stdout, s.ID)
+				fmt.Fprintf(stdout, "    pack: %s\n", s.Pack)
 				fmt.Fprintf(stdout, "    requirements: %s\n", strings.Join(s.Requirements, " "))
 				if len(s.Capabilities) > 0 {
 					fmt.Fprintf(stdout, "    needs: %s\n", strings.Join(s.Capabilities, " "))
@@ -35,5 +37,6 @@ func listCommand(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "tag expression")
+	cmd.Flags().StringVar(&pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
 	return cmd
 }

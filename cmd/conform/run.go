@@ -19,11 +19,12 @@ import (
 	"github.com/conform-mcp/conform/harness/report"
 	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/spec"
 )
 
 type runFlags struct {
-	target, profile, tags, format, expected string
-	strict                                  bool
+	target, profile, tags, format, expected, pack string
+	strict                                        bool
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -35,7 +36,10 @@ func runCommand(stdout, stderr io.Writer) *cobra.Command {
 
 With neither --target nor --profile, the reference host is started in-process
 (two instances, with a clock the suite controls) and everything runs against it.
-SECTION selects scenarios by source section: "7.3", or "7" for all of 7.x.
+--spec picks the specification pack: the source document (the default) or
+mcp-authorization, the MCP specification's authorization rules for any MCP
+server. SECTION selects scenarios by section within the pack: "7.3", or "7"
+for all of 7.x; "authorization.9", or "discovery" in mcp-authorization.
 
 Before the scenarios, one anonymous tools/list must answer 200 with a JSON-RPC
 result (source 7.5, step 1), and each credential supplied must be accepted by
@@ -51,6 +55,7 @@ credential refused; 3 none failed but some could not run.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "base URL of the host under test ({target}/mcp is the MCP endpoint)")
 	fl.StringVar(&f.profile, "profile", "", "target profile (YAML); --target overrides its target")
+	fl.StringVar(&f.pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
 	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
@@ -97,6 +102,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	run, err := runner.Run(ctx, runner.Options{
 		Target:   t,
+		Pack:     f.pack,
 		Tags:     f.tags,
 		Sections: sections,
 		Strict:   f.strict,

@@ -66,7 +66,7 @@ var _ = Describe("The in-process reference host", func() {
 // mustCount is the number of scenarios in the embedded features, so that a
 // run that silently drops scenarios cannot pass.
 func mustCount() int {
-	all, err := runner.List("", nil)
+	all, err := runner.List("", "", nil)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(all).NotTo(BeEmpty())
 	return len(all)

@@ -67,7 +67,9 @@ type Step struct {
 // Result is the outcome of one scenario.
 type Result struct {
 	// ID identifies the scenario across runs: "<feature file>: <scenario name>".
-	ID          string   `json:"id"`
+	ID string `json:"id"`
+	// Pack is the specification pack the scenario belongs to (spec.Packs).
+	Pack        string   `json:"pack"`
 	Feature     string   `json:"feature"`
 	FeatureFile string   `json:"feature_file"`
 	Scenario    string   `json:"scenario"`
@@ -120,7 +122,9 @@ func (r Result) Sections() []string {
 
 // Run is a whole run of the suite against one target.
 type Run struct {
-	Target   string        `json:"target"`
+	Target string `json:"target"`
+	// Pack is the specification pack that was run (spec.Packs).
+	Pack     string        `json:"pack"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
 	Strict   bool          `json:"strict"`

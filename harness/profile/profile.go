@@ -32,6 +32,8 @@ type Profile struct {
 	RegistrationLimit int `yaml:"registration_limit"`
 	// Slow allows scenarios that wait in real time (the five-minute window).
 	Slow bool `yaml:"slow"`
+	// MCPAuthorization is what the mcp-authorization pack needs.
+	MCPAuthorization MCPAuthorization `yaml:"mcp_authorization"`
 	// Notes say what reading the profile changed in it (a target given as
 	// its MCP endpoint), for the command line to say once.
 	Notes []string `yaml:"-"`
@@ -85,6 +87,10 @@ type OAuth struct {
 	DeviceAuthorization string `yaml:"device_authorization"`
 	// DeviceApprovalCommand approves {user_code} without a person (for CI).
 	DeviceApprovalCommand string `yaml:"device_approval_command"`
+	// AuthorizationApprovalCommand stands in for the person at an
+	// authorization endpoint: it gets {authorization_url} and prints the
+	// URL the authorization server redirected to.
+	AuthorizationApprovalCommand string `yaml:"authorization_approval_command"`
 }
 
 // Endpoints are the authorization endpoints in the form the OAuth client takes.
@@ -122,6 +128,7 @@ func Default(target string) Profile {
 		},
 		RegistrationLimit: 50,
 	}
+	p.MCPAuthorization = defaultAuthorization(p.Tools, p.Paths)
 	p.SetTarget("target", target)
 	return p
 }
@@ -200,7 +207,10 @@ func (p Profile) Validate() error {
 	if err := p.Tools.validate(); err != nil {
 		return err
 	}
-	return p.OAuth.validate()
+	if err := p.OAuth.validate(); err != nil {
+		return err
+	}
+	return p.MCPAuthorization.validate()
 }
 
 func checkURL(key, raw string) error {

@@ -112,3 +112,40 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Expect(err).To(MatchError(ContainSubstring("read profile")))
 	})
 })
+
+var _ = Describe("the mcp_authorization keys", func() {
+	It("defaults to the reference host's privileged write as the request that needs authorization", func() {
+		p, err := profile.Parse([]byte("target: http://127.0.0.1:8080\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.MCPAuthorization.ProtectedRequest.Method).To(Equal("tools/call"))
+		Expect(p.MCPAuthorization.ProtectedRequest.Params).To(HaveKeyWithValue("name", "afs_write"))
+		Expect(p.MCPAuthorization.Scoped()).To(Equal(p.MCPAuthorization.ProtectedRequest))
+	})
+
+	It("replaces the whole request, so a method alone carries no default params", func() {
+		p, err := profile.Parse([]byte("target: http://127.0.0.1:3000\nmcp_authorization:\n  protected_request: {method: tools/list}\n  scoped_request: {method: tools/call, params: {name: add}}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.MCPAuthorization.ProtectedRequest).To(Equal(profile.Request{Method: "tools/list"}))
+		Expect(p.MCPAuthorization.Scoped().Params).To(Equal(map[string]any{"name": "add"}))
+	})
+
+	DescribeTable("refuses what a run cannot use",
+		func(yaml, message string) {
+			_, err := profile.Parse([]byte("target: http://127.0.0.1:3000\nmcp_authorization:\n" + yaml))
+			Expect(err).To(MatchError(ContainSubstring(message)))
+		},
+		Entry("a request without a method", "  protected_request: {params: {}}\n", "protected_request.method is required"),
+		Entry("a key a request does not have", "  protected_request: {method: x, parms: {}}\n", "field parms not found"),
+		Entry("an issuer that is not a URL", "  issuer: auth.example\n", "mcp_authorization.issuer must be an http or https URL"),
+		Entry("a relative redirect URI", "  redirect_uri: /callback\n", "redirect_uri must be an absolute URL"),
+		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
+	)
+
+	It("reads the pack's tokens from the environment variables it names", func() {
+		GinkgoT().Setenv("CONFORM_TEST_EXPIRED", " expired-token ")
+		p, err := profile.Parse([]byte("target: http://127.0.0.1:3000\nmcp_authorization:\n  expired_token_env: CONFORM_TEST_EXPIRED\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.MCPAuthorization.ExpiredToken()).To(Equal("expired-token"))
+		Expect(p.MCPAuthorization.OtherResourceToken()).To(BeEmpty())
+	})
+})

@@ -23,10 +23,12 @@ import (
 type Cucumber struct{}
 
 type cucumberFeature struct {
-	URI      string            `json:"uri"`
-	ID       string            `json:"id"`
-	Keyword  string            `json:"keyword"`
-	Name     string            `json:"name"`
+	URI     string `json:"uri"`
+	ID      string `json:"id"`
+	Keyword string `json:"keyword"`
+	Name    string `json:"name"`
+	// Tags carry the feature's pack as @pack-<name>.
+	Tags     []cucumberTag     `json:"tags"`
 	Elements []cucumberElement `json:"elements"`
 }
 
@@ -73,7 +75,8 @@ type cucumberOutcome struct {
 func (Cucumber) Write(w io.Writer, run outcome.Run) error {
 	features := []cucumberFeature{}
 	for _, f := range byFeature(run) {
-		cf := cucumberFeature{URI: f.File, ID: slug(f.Name), Keyword: "Feature", Name: f.Name, Elements: []cucumberElement{}}
+		cf := cucumberFeature{URI: f.File, ID: slug(f.Name), Keyword: "Feature", Name: f.Name,
+			Tags: []cucumberTag{{Name: "@pack-" + f.Pack}}, Elements: []cucumberElement{}}
 		for _, r := range f.Results {
 			cf.Elements = append(cf.Elements, cucumberScenario(run, r, cf.ID))
 		}

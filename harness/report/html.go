@@ -29,11 +29,11 @@ func (HTML) Write(w io.Writer, run outcome.Run) error {
 }
 
 type htmlView struct {
-	Target, Started, Duration, Mode string
-	Exit, ExitClass, Summary        string
-	Matrix                          []matrixRow
-	Totals                          matrixRow
-	Features                        []htmlFeature
+	Target, Pack, Started, Duration, Mode string
+	Exit, ExitClass, Summary              string
+	Matrix                                []matrixRow
+	Totals                                matrixRow
+	Features                              []htmlFeature
 }
 
 // matrixRow counts outcomes of the scenarios that check one source section.
@@ -63,8 +63,8 @@ func (m matrixRow) FailedClass() string {
 }
 
 type htmlFeature struct {
-	Name, File string
-	Scenarios  []htmlScenario
+	Name, File, Pack string
+	Scenarios        []htmlScenario
 }
 
 type htmlScenario struct {
@@ -84,6 +84,7 @@ func newHTMLView(run outcome.Run) htmlView {
 	c := run.Tally()
 	v := htmlView{
 		Target:   run.Target,
+		Pack:     run.Pack,
 		Started:  stamp(run.Started),
 		Duration: span(run.Duration),
 		Mode:     "default: SHOULD failures are tolerated",
@@ -105,7 +106,7 @@ func newHTMLView(run outcome.Run) htmlView {
 		v.ExitClass = "failed"
 	}
 	for _, f := range byFeature(run) {
-		hf := htmlFeature{Name: f.Name, File: f.File}
+		hf := htmlFeature{Name: f.Name, File: f.File, Pack: f.Pack}
 		for _, r := range f.Results {
 			hf.Scenarios = append(hf.Scenarios, newHTMLScenario(run, r))
 		}
@@ -299,6 +300,7 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 <h1>Conformance report</h1>
 <dl class="meta">
 <dt>Target</dt><dd>{{.Target}}</dd>
+<dt>Pack</dt><dd>{{.Pack}}</dd>
 <dt>Started</dt><dd>{{.Started}}</dd>
 <dt>Duration</dt><dd>{{.Duration}}</dd>
 <dt>Mode</dt><dd>{{.Mode}}</dd>
@@ -330,7 +332,7 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 <h2 id="scenarios-title">Scenarios</h2>
 {{- range .Features}}
 <section class="feature">
-<h3>Feature: {{.Name}} <span class="file">{{.File}}</span></h3>
+<h3>Feature: {{.Name}} <span class="file">{{.File}} (pack {{.Pack}})</span></h3>
 <ul class="scenarios">
 {{- range .Scenarios}}
 <li class="scenario">

@@ -34,7 +34,7 @@ func (p Pretty) Write(w io.Writer, run outcome.Run) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintln(b, runLine(run))
 	for _, f := range byFeature(run) {
-		fmt.Fprintf(b, "\nFeature: %s  %s\n", f.Name, p.paint(ansiDim, f.File))
+		fmt.Fprintf(b, "\nFeature: %s  %s\n", f.Name, p.paint(ansiDim, f.File+" (pack "+f.Pack+")"))
 		for _, r := range f.Results {
 			mark, colour := prettyMark(run, r)
 			line := fmt.Sprintf("  %s %s", p.paint(colour, mark), r.Scenario)

@@ -103,7 +103,7 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 		if ids := requirementIDs(r); ids != "" {
 			fmt.Fprintf(b, "  [%s]", ids)
 		}
-		fmt.Fprintf(b, "  %s\n   %s:%d\n", verdict(run, r), r.FeatureFile, r.Line)
+		fmt.Fprintf(b, "  %s\n   %s:%d (pack %s)\n", verdict(run, r), r.FeatureFile, r.Line, r.Pack)
 		for _, l := range lines {
 			fmt.Fprintln(b, strings.TrimRight("   "+l, " "))
 		}

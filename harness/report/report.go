@@ -33,8 +33,10 @@ const harnessFault = "this is a fault in the harness, not a departure by the hos
 
 // feature is one feature file's results, in run order.
 type feature struct {
-	Name    string
-	File    string
+	Name string
+	File string
+	// Pack is the specification pack the feature belongs to.
+	Pack    string
 	Results []outcome.Result
 }
 
@@ -48,7 +50,7 @@ func byFeature(run outcome.Run) []feature {
 		if !ok {
 			i = len(out)
 			index[r.FeatureFile] = i
-			out = append(out, feature{Name: r.Feature, File: r.FeatureFile})
+			out = append(out, feature{Name: r.Feature, File: r.FeatureFile, Pack: r.Pack})
 		}
 		out[i].Results = append(out[i].Results, r)
 	}
@@ -228,8 +230,8 @@ func runLine(run outcome.Run) string {
 	if run.Strict {
 		mode = ", strict"
 	}
-	return fmt.Sprintf("conform run against %s, started %s, took %s%s",
-		run.Target, stamp(run.Started), span(run.Duration), mode)
+	return fmt.Sprintf("conform run of pack %s against %s, started %s, took %s%s",
+		run.Pack, run.Target, stamp(run.Started), span(run.Duration), mode)
 }
 
 // stamp and span format the run's own time values the same way everywhere.

@@ -100,6 +100,7 @@ func (c *collector) Pickle(p *messages.Pickle) {
 	c.finish()
 	r := outcome.Result{
 		ID:          p.Uri + ": " + p.Name,
+		Pack:        c.spec.Pack,
 		Feature:     c.names[p.Uri],
 		FeatureFile: p.Uri,
 		Scenario:    p.Name,

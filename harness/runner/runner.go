@@ -25,6 +25,9 @@ import (
 // Options select what to run and how.
 type Options struct {
 	Target *target.Target
+	// Pack names the specification pack to run (spec.Packs); "" is the
+	// default, the source document.
+	Pack string
 	// Tags is a godog tag expression ("@T401-1,@T401-2 && ~@needs-clock").
 	Tags string
 	// Sections select scenarios by source section ("7.3", or "7" for all of 7.x).
@@ -50,11 +53,15 @@ func Run(ctx context.Context, opts Options) (outcome.Run, error) {
 // run is Run over the features in fsys; the runner's tests give it features
 // of their own (an undefined step) or a subset of the embedded ones.
 func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
-	sp, err := spec.Load()
+	sp, err := spec.LoadPack(opts.Pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
 	tags, err := Selection(sp, opts.Tags, opts.Sections)
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	paths, err := PackPaths(fsys, sp.Pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
@@ -76,7 +83,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if opts.Observer != nil {
 		suite.Announce = opts.Observer.Waiting
 	}
-	run := outcome.Run{Target: opts.Target.Profile.Target, Started: now(), Strict: opts.Strict}
+	run := outcome.Run{Target: opts.Target.Profile.Target, Pack: sp.Pack, Started: now(), Strict: opts.Strict}
 	status := godog.TestSuite{
 		Name:                "conform",
 		ScenarioInitializer: steps.Initializer(suite),
@@ -84,7 +91,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 			Format:         name,
 			Strict:         true,
 			FS:             fsys,
-			Paths:          []string{"."},
+			Paths:          paths,
 			Tags:           tags,
 			Output:         io.Discard,
 			Concurrency:    1,
@@ -97,6 +104,26 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		return run, fmt.Errorf("the feature runner refused its options (tags %q)", tags)
 	}
 	return run, nil
+}
+
+// PackPaths returns where a pack's features are in fsys: the top-level
+// feature files for the default pack, the folder named after the pack for
+// any other. A pack with no features is an error, never an empty run.
+func PackPaths(fsys fs.FS, pack string) ([]string, error) {
+	var paths []string
+	if pack == spec.Source {
+		names, err := fs.Glob(fsys, "*.feature")
+		if err != nil {
+			return nil, fmt.Errorf("find the features of pack %s: %w", pack, err)
+		}
+		paths = names
+	} else if names, err := fs.Glob(fsys, pack+"/*.feature"); err == nil && len(names) > 0 {
+		paths = []string{pack}
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("pack %s has no features", pack)
+	}
+	return paths, nil
 }
 
 // Selection combines a tag expression with a selection by source section into
@@ -122,7 +149,7 @@ func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
 			}
 		}
 		if !found {
-			return "", fmt.Errorf("no requirement comes from source section %q", want)
+			return "", fmt.Errorf("no requirement of pack %s comes from section %q", sp.Pack, want)
 		}
 	}
 	sort.Strings(ids)
@@ -135,6 +162,8 @@ func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
 
 // Listing is a scenario as `conform list` shows it.
 type Listing struct {
+	// Pack is the specification pack the scenario belongs to.
+	Pack         string
 	ID           string
 	Line         int
 	Tags         []string
@@ -142,9 +171,10 @@ type Listing struct {
 	Capabilities []string
 }
 
-// List returns the selected scenarios without running any.
-func List(tags string, sections []string) ([]Listing, error) {
-	sp, err := spec.Load()
+// List returns the selected scenarios of a pack ("" for the default) without
+// running any.
+func List(pack, tags string, sections []string) ([]Listing, error) {
+	sp, err := spec.LoadPack(pack)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +182,11 @@ func List(tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: []string{"."}, Tags: expr}}.RetrieveFeatures()
+	paths, err := PackPaths(features.FS, sp.Pack)
+	if err != nil {
+		return nil, err
+	}
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: paths, Tags: expr}}.RetrieveFeatures()
 	if err != nil {
 		return nil, fmt.Errorf("read features: %w", err)
 	}
@@ -161,7 +195,7 @@ func List(tags string, sections []string) ([]Listing, error) {
 	for _, f := range feats {
 		col.Feature(f.GherkinDocument, f.Uri, nil)
 		for _, p := range f.Pickles {
-			l := Listing{ID: p.Uri + ": " + p.Name}
+			l := Listing{Pack: sp.Pack, ID: p.Uri + ": " + p.Name}
 			if n := len(p.AstNodeIds); n > 0 {
 				l.Line = col.nodes[p.AstNodeIds[n-1]].line
 			}

@@ -118,6 +118,8 @@ type State struct {
 	called, calledAs string
 	// exists remembers the tools known to exist, by caller (toolExists).
 	exists map[string]bool
+	// authz is the scenario's state in the mcp-authorization pack.
+	authz authzState
 }
 
 // Initializer returns godog's scenario initializer for a suite: a fresh State
@@ -144,6 +146,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		st.registerOAuth(steps)
 		st.registerDiagnose(steps)
 		st.registerKept(steps)
+		st.registerAuthz(steps)
 	}
 }
 

@@ -38,6 +38,11 @@ type Target struct {
 	Clock Clock
 	// Approve is nil unless a sign-in can be approved without a person.
 	Approve Approver
+	// ApproveAuthorization is nil unless an authorization request can be
+	// approved without a person (the mcp-authorization pack).
+	ApproveAuthorization AuthorizationApprover
+	// Tokens are the mcp-authorization pack's extra tokens.
+	Tokens Tokens
 	// HTTP is the client every request goes through.
 	HTTP *http.Client
 	// InProcess is true for the embedded reference host.
@@ -63,6 +68,11 @@ func FromProfile(p profile.Profile) *Target {
 	if cmd := p.OAuth.DeviceApprovalCommand; cmd != "" {
 		t.Approve = CommandApprover(cmd, p.Target)
 	}
+	if cmd := p.OAuth.AuthorizationApprovalCommand; cmd != "" {
+		t.ApproveAuthorization = CommandAuthorizationApprover(cmd)
+	}
+	a := p.MCPAuthorization
+	t.Tokens = Tokens{Expired: a.ExpiredToken(), OtherResource: a.OtherResourceToken(), Limited: a.LimitedToken()}
 	return t
 }
 
@@ -120,6 +130,9 @@ func (t *Target) Lacks(capability string) string {
 			return "needs a device sign-in approved without a person: set oauth.device_approval_command"
 		}
 	default:
+		if reason, known := t.lacksAuthorization(capability); known {
+			return reason
+		}
 		return fmt.Sprintf("unknown capability %q (a harness bug)", capability)
 	}
 	return ""

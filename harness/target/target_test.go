@@ -2,6 +2,7 @@ package target_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -99,5 +100,37 @@ var _ = Describe("the device approval command", func() {
 	It("reports the command's failure with its output", func(ctx context.Context) {
 		approve := target.CommandApprover("echo no such code >&2; exit 3", "http://h")
 		Expect(approve(ctx, "ABCD-EFGH")).To(MatchError(ContainSubstring("no such code")))
+	})
+})
+
+var _ = Describe("the mcp-authorization capabilities", func() {
+	It("names the profile key each missing one needs", func() {
+		t := target.FromProfile(profile.Default("http://127.0.0.1:3000"))
+		Expect(t.Lacks(target.NeedsAuthorizationApproval)).To(ContainSubstring("oauth.authorization_approval_command"))
+		Expect(t.Lacks(target.NeedsExpiredToken)).To(ContainSubstring("mcp_authorization.expired_token_env"))
+		Expect(t.Lacks(target.NeedsOtherResourceToken)).To(ContainSubstring("mcp_authorization.other_resource_token_env"))
+		Expect(t.Lacks(target.NeedsLimitedToken)).To(ContainSubstring("mcp_authorization.limited_token_env"))
+		t.Tokens = target.Tokens{Expired: "e", OtherResource: "o", Limited: "l"}
+		Expect(t.Lacks(target.NeedsExpiredToken)).To(BeEmpty())
+		Expect(t.Lacks(target.NeedsOtherResourceToken)).To(BeEmpty())
+		Expect(t.Lacks(target.NeedsLimitedToken)).To(BeEmpty())
+	})
+
+	It("passes the authorization URL to the approval command as an argument and reads the redirect it prints last", func() {
+		p := profile.Default("http://127.0.0.1:3000")
+		p.OAuth.AuthorizationApprovalCommand = `echo consenting; echo "http://127.0.0.1:8765/callback?code=c&from=$(printf %s {authorization_url} | wc -c)"`
+		t := target.FromProfile(p)
+		Expect(t.Lacks(target.NeedsAuthorizationApproval)).To(BeEmpty())
+		hostile := "http://as.example/authorize?x=$(touch /tmp/conform-pwned);y=`id`"
+		got, err := t.ApproveAuthorization(context.Background(), hostile)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Equal(fmt.Sprintf("http://127.0.0.1:8765/callback?code=c&from=%d", len(hostile))))
+	})
+
+	It("fails when the approval command fails or prints nothing", func() {
+		_, err := target.CommandAuthorizationApprover("exit 3")(context.Background(), "http://as.example/authorize")
+		Expect(err).To(MatchError(ContainSubstring("authorization_approval_command")))
+		_, err = target.CommandAuthorizationApprover("true")(context.Background(), "http://as.example/authorize")
+		Expect(err).To(MatchError(ContainSubstring("printed no redirect URL")))
 	})
 })

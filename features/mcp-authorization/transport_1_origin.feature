@@ -1,0 +1,14 @@
+# MCP Streamable HTTP transport, section 1 Security & Endpoint.
+Feature: transport.1 Origin validation
+  The server validates the Origin header of every request, against DNS
+  rebinding: a request whose Origin is present and invalid answers 403
+  Forbidden. The same request without an Origin must be answered otherwise,
+  so that the 403 is known to come from the Origin.
+
+  @ORIGIN-1
+  Scenario: A request with an invalid Origin answers 403 Forbidden
+    Given a caller with the target's credential, or an anonymous caller when the profile has none
+    When the caller sends initialize without an Origin header
+    Then the reply is neither 401 nor 403, so the Origin alone can decide
+    When the caller sends initialize with the Origin "{mcp_authorization.invalid_origin}"
+    Then the HTTP status is 403

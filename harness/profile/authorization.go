@@ -1,0 +1,124 @@
+package profile
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MCPAuthorization is what the mcp-authorization pack needs to know about a
+// server beyond its URL (spec/mcp-authorization). Every key is optional: a
+// scenario whose needs are not met is not run, with the key named.
+type MCPAuthorization struct {
+	// ProtectedRequest is a JSON-RPC request the server serves only with a
+	// valid access token. The reference host lets anonymous callers list
+	// tools (source 5.3), so its default is the privileged write.
+	ProtectedRequest Request `yaml:"protected_request"`
+	// ScopedRequest needs a scope the limited token lacks; ProtectedRequest
+	// when unset.
+	ScopedRequest *Request `yaml:"scoped_request,omitempty"`
+	// InvalidOrigin is an Origin the server cannot trust (a DNS rebinding
+	// page's), sent to check the transport's Origin validation.
+	InvalidOrigin string `yaml:"invalid_origin"`
+	// ExpiredTokenEnv, OtherResourceTokenEnv and LimitedTokenEnv name
+	// environment variables holding tokens the server's authorization server
+	// issued: one that has expired, one issued for another resource (RFC
+	// 8707), and one without the scope ScopedRequest needs.
+	ExpiredTokenEnv       string `yaml:"expired_token_env"`
+	OtherResourceTokenEnv string `yaml:"other_resource_token_env"`
+	LimitedTokenEnv       string `yaml:"limited_token_env"`
+	// Issuer is the authorization server to check; the first of the
+	// metadata's authorization_servers when unset. It may be on another
+	// origin than the target.
+	Issuer string `yaml:"issuer"`
+	// ClientID is a client registered beforehand with RedirectURI, for
+	// authorization servers that offer no dynamic registration.
+	ClientID string `yaml:"client_id"`
+	// RedirectURI is the redirect URI the suite registers and sends; nothing
+	// listens on it, the approval command hands the redirect back.
+	RedirectURI string `yaml:"redirect_uri"`
+	// Scope is sent in authorization requests when set.
+	Scope string `yaml:"scope"`
+}
+
+// Request is one JSON-RPC request by method and params.
+type Request struct {
+	Method string         `yaml:"method"`
+	Params map[string]any `yaml:"params,omitempty"`
+}
+
+// defaultAuthorization matches the reference host.
+func defaultAuthorization(t Tools, p Paths) MCPAuthorization {
+	return MCPAuthorization{
+		ProtectedRequest: Request{Method: "tools/call", Params: map[string]any{
+			"name":      t.Write,
+			"arguments": map[string]any{"path": p.Writable, "content": "written by the conformance suite\n"},
+		}},
+		InvalidOrigin: "http://dns-rebinding.conform.invalid",
+		RedirectURI:   "http://127.0.0.1:8765/callback",
+	}
+}
+
+// validate checks the keys a run cannot use as given.
+func (a MCPAuthorization) validate() error {
+	if strings.TrimSpace(a.ProtectedRequest.Method) == "" {
+		return fmt.Errorf("profile: mcp_authorization.protected_request.method is required")
+	}
+	if a.ScopedRequest != nil && strings.TrimSpace(a.ScopedRequest.Method) == "" {
+		return fmt.Errorf("profile: mcp_authorization.scoped_request.method is required when scoped_request is set")
+	}
+	if a.Issuer != "" {
+		if err := checkURL("mcp_authorization.issuer", a.Issuer); err != nil {
+			return err
+		}
+	}
+	u, err := url.Parse(a.RedirectURI)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return fmt.Errorf("profile: mcp_authorization.redirect_uri must be an absolute URL, got %q", a.RedirectURI)
+	}
+	if a.InvalidOrigin != "" {
+		if o, err := url.Parse(a.InvalidOrigin); err != nil || o.Scheme == "" || o.Host == "" {
+			return fmt.Errorf("profile: mcp_authorization.invalid_origin must be an origin like http://example.invalid, got %q", a.InvalidOrigin)
+		}
+	}
+	return nil
+}
+
+// ExpiredToken, OtherResourceToken and LimitedToken return the tokens the
+// profile names from the environment, or "".
+func (a MCPAuthorization) ExpiredToken() string { return env(a.ExpiredTokenEnv) }
+
+// OtherResourceToken is a token issued for another resource, or "".
+func (a MCPAuthorization) OtherResourceToken() string { return env(a.OtherResourceTokenEnv) }
+
+// LimitedToken is a token without the scope ScopedRequest needs, or "".
+func (a MCPAuthorization) LimitedToken() string { return env(a.LimitedTokenEnv) }
+
+// Scoped is the request that needs more scope than the limited token has.
+func (a MCPAuthorization) Scoped() Request {
+	if a.ScopedRequest != nil {
+		return *a.ScopedRequest
+	}
+	return a.ProtectedRequest
+}
+
+// UnmarshalYAML replaces the whole request, so that a profile naming only a
+// method does not keep the default request's params.
+func (r *Request) UnmarshalYAML(n *yaml.Node) error {
+	var v struct {
+		Method string         `yaml:"method"`
+		Params map[string]any `yaml:"params"`
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != "method" && k != "params" {
+			return fmt.Errorf("line %d: field %s not found in a request (method, params)", n.Content[i].Line, k)
+		}
+	}
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*r = Request{Method: v.Method, Params: v.Params}
+	return nil
+}

@@ -1,0 +1,77 @@
+package target
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// AuthorizationApprover stands in for the person at an authorization
+// endpoint: given the authorization request URL, it returns the URL the
+// authorization server redirected the user agent to (with code or error).
+type AuthorizationApprover func(ctx context.Context, authorizationURL string) (string, error)
+
+// Tokens are the access tokens the mcp-authorization pack presents beyond
+// the target's own credential; "" when the run has none.
+type Tokens struct {
+	// Expired has expired (authorization.9.2).
+	Expired string
+	// OtherResource was issued for another resource (RFC 8707).
+	OtherResource string
+	// Limited lacks the scope the profile's scoped request needs.
+	Limited string
+}
+
+// The capabilities of the mcp-authorization pack.
+const (
+	NeedsAuthorizationApproval = "authorization-approval"
+	NeedsExpiredToken          = "expired-token"
+	NeedsOtherResourceToken    = "other-resource-token"
+	NeedsLimitedToken          = "limited-token"
+)
+
+// CommandAuthorizationApprover runs an authorization approval command with
+// {authorization_url} passed as an argument of sh, never spliced into the
+// script, and takes the last line it prints as the redirect URL.
+func CommandAuthorizationApprover(command string) AuthorizationApprover {
+	script := strings.ReplaceAll(command, "{authorization_url}", `"$1"`)
+	return func(ctx context.Context, authorizationURL string) (string, error) {
+		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-authorize", authorizationURL).Output()
+		if err != nil {
+			return "", fmt.Errorf("authorization_approval_command: %w", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		last := strings.TrimSpace(lines[len(lines)-1])
+		if last == "" {
+			return "", fmt.Errorf("authorization_approval_command printed no redirect URL")
+		}
+		return last, nil
+	}
+}
+
+// lacksAuthorization is Lacks for the mcp-authorization pack's capabilities.
+func (t *Target) lacksAuthorization(capability string) (string, bool) {
+	a := t.Profile.MCPAuthorization
+	switch capability {
+	case NeedsAuthorizationApproval:
+		if t.ApproveAuthorization == nil {
+			return "needs an authorization approved without a person: set oauth.authorization_approval_command", true
+		}
+	case NeedsExpiredToken:
+		if t.Tokens.Expired == "" {
+			return fmt.Sprintf("needs an expired access token: set mcp_authorization.expired_token_env (now %q)", a.ExpiredTokenEnv), true
+		}
+	case NeedsOtherResourceToken:
+		if t.Tokens.OtherResource == "" {
+			return fmt.Sprintf("needs a token the authorization server issued for another resource: set mcp_authorization.other_resource_token_env (now %q)", a.OtherResourceTokenEnv), true
+		}
+	case NeedsLimitedToken:
+		if t.Tokens.Limited == "" {
+			return fmt.Sprintf("needs a token without the scope of mcp_authorization.scoped_request: set mcp_authorization.limited_token_env (now %q)", a.LimitedTokenEnv), true
+		}
+	default:
+		return "", false
+	}
+	return "", true
+}
