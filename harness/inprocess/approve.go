@@ -16,3 +16,11 @@ func consentApprover(base, ownerSecret string, hc *http.Client) target.Approver 
 		return oauth.ApproveDevice(ctx, hc, base, ownerSecret, userCode, "owner")
 	}
 }
+
+// authorizationApprover approves an authorization request on the reference
+// host's consent page with the default role, owner, and returns the redirect.
+func authorizationApprover(hc *http.Client) target.AuthorizationApprover {
+	return func(ctx context.Context, authorizationURL string) (string, error) {
+		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, "owner")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/authcode"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/signin"
@@ -88,7 +89,35 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
+	t.ApproveAuthorization = authorizationApprover(hc)
+	if err := authorizationTokens(ctx, t, clk); err != nil {
+		stop()
+		return nil, nil, err
+	}
 	return t, stop, nil
+}
+
+// authorizationTokens gives the target the tokens the mcp-authorization pack
+// presents. The peer's credential was issued by another authorization server
+// for another resource, the peer's MCP endpoint. The expired token comes from
+// the authorization code flow, whose tokens expire, and the shared clock then
+// moves past its lifetime; a device-grant credential never expires (source
+// section 2), so nothing else the suite holds is touched.
+func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual) error {
+	t.Tokens.OtherResource = t.PeerCredential
+	base := t.Profile.Target
+	tok, err := authcode.Obtain(ctx, t.HTTP, t.ApproveAuthorization, base, base+"/mcp", t.Profile.MCPAuthorization.RedirectURI)
+	if err != nil {
+		return fmt.Errorf("obtain a token through the authorization code flow: %w", err)
+	}
+	access, _ := tok["access_token"].(string)
+	lifetime, ok := tok["expires_in"].(float64)
+	if access == "" || !ok || lifetime <= 0 {
+		return fmt.Errorf("the authorization code flow issued no access_token with expires_in")
+	}
+	clk.Advance(time.Duration(lifetime)*time.Second + time.Second)
+	t.Tokens.Expired = access
+	return nil
 }
 
 func signIn(ctx context.Context, p profile.Profile, base string, approve target.Approver, hc *http.Client, wait func(context.Context, time.Duration) error) (string, error) {

@@ -1,0 +1,244 @@
+// Package authcode is the harness's side of the OAuth 2.1 authorization code
+// flow as the MCP specification's authorization rules shape it: authorization
+// server metadata found in the order the specification gives, PKCE with S256
+// (RFC 7636), the resource indicator (RFC 8707), and the redirect read back
+// from whoever stands in for the person (the profile's approval command).
+// Like oauthclient it judges nothing: scenarios send each request themselves
+// and decide what the answers mean.
+package authcode
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// WellKnown returns the authorization server metadata URIs of an issuer in
+// the order MCP's Authorization Server Discovery tells a client to try them:
+// with a path, RFC 8414 path insertion, then OpenID Connect Discovery path
+// insertion, then OpenID Connect path appending; without one, RFC 8414, then
+// OpenID Connect Discovery.
+func WellKnown(issuer string) ([]string, error) {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("issuer %q is not an absolute URL", issuer)
+	}
+	origin := u.Scheme + "://" + u.Host
+	path := strings.TrimSuffix(u.EscapedPath(), "/")
+	if path == "" {
+		return []string{origin + "/.well-known/oauth-authorization-server", origin + "/.well-known/openid-configuration"}, nil
+	}
+	return []string{
+		origin + "/.well-known/oauth-authorization-server" + path,
+		origin + "/.well-known/openid-configuration" + path,
+		origin + path + "/.well-known/openid-configuration",
+	}, nil
+}
+
+// Metadata is an authorization server's metadata document as found.
+type Metadata struct {
+	// Issuer is the identifier the document's URI was built from.
+	Issuer string
+	// URL is where the document was found.
+	URL string
+	// Reply is the answer that carried it; Reply.JSON is the document.
+	Reply *oauthclient.Reply
+	// Tried are the answers before it, in order.
+	Tried []*oauthclient.Reply
+}
+
+// String returns a string member of the document, or "".
+func (m *Metadata) String(key string) string {
+	s, _ := m.Reply.JSON[key].(string)
+	return s
+}
+
+// Strings returns a member that is an array of strings.
+func (m *Metadata) Strings(key string) []string {
+	list, _ := m.Reply.JSON[key].([]any)
+	var out []string
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Bool returns a boolean member, false when absent.
+func (m *Metadata) Bool(key string) bool {
+	b, _ := m.Reply.JSON[key].(bool)
+	return b
+}
+
+// Discover tries the issuer's well-known URIs in order and returns the first
+// that answers 200 with a JSON object, or nil with every answer in tried.
+func Discover(ctx context.Context, hc *http.Client, issuer string) (*Metadata, []*oauthclient.Reply, error) {
+	uris, err := WellKnown(issuer)
+	if err != nil {
+		return nil, nil, err
+	}
+	oc := oauthclient.New("", oauthclient.Endpoints{}, hc)
+	var tried []*oauthclient.Reply
+	for _, u := range uris {
+		r, err := oc.Get(ctx, u)
+		if err != nil {
+			return nil, tried, fmt.Errorf("GET %s: %w", u, err)
+		}
+		if r.Status == http.StatusOK && r.JSON != nil {
+			return &Metadata{Issuer: issuer, URL: u, Reply: r, Tried: tried}, tried, nil
+		}
+		tried = append(tried, r)
+	}
+	return nil, tried, nil
+}
+
+// PKCE returns a fresh code verifier and its S256 code challenge (RFC 7636
+// sections 4.1 and 4.2).
+func PKCE() (verifier, challenge string) {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	verifier = base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(verifier))
+	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// Request is an authorization request (OAuth 2.1 section 4.1.1). Empty
+// fields are not sent, so scenarios can leave out what they test.
+type Request struct {
+	Endpoint, ClientID, RedirectURI, Challenge, Method, State, Resource, Scope string
+}
+
+// URL is the authorization URL a user agent is sent to.
+func (r Request) URL() (string, error) {
+	u, err := url.Parse(r.Endpoint)
+	if err != nil {
+		return "", fmt.Errorf("authorization_endpoint %q: %w", r.Endpoint, err)
+	}
+	q := u.Query()
+	q.Set("response_type", "code")
+	for k, v := range map[string]string{"client_id": r.ClientID, "redirect_uri": r.RedirectURI,
+		"code_challenge": r.Challenge, "code_challenge_method": r.Method, "state": r.State,
+		"resource": r.Resource, "scope": r.Scope} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// Response is an authorization response read from the redirect.
+type Response struct {
+	// Location is the URL redirected to.
+	Location string
+	// ToRedirectURI is true when Location is the redirect URI sent (the same
+	// scheme, authority and path).
+	ToRedirectURI bool
+	// Params are the query parameters: code, state, iss, or error.
+	Params url.Values
+}
+
+// ReadRedirect parses where an authorization server sent the user agent.
+func ReadRedirect(location, redirectURI string) (Response, error) {
+	loc, err := url.Parse(location)
+	if err != nil {
+		return Response{}, fmt.Errorf("redirect %q: %w", location, err)
+	}
+	want, err := url.Parse(redirectURI)
+	if err != nil {
+		return Response{}, fmt.Errorf("redirect_uri %q: %w", redirectURI, err)
+	}
+	same := strings.EqualFold(loc.Scheme, want.Scheme) && strings.EqualFold(loc.Host, want.Host) && loc.EscapedPath() == want.EscapedPath()
+	return Response{Location: location, ToRedirectURI: same, Params: loc.Query()}, nil
+}
+
+// Authorize sends the request through the approver and reads the redirect.
+func Authorize(ctx context.Context, approve target.AuthorizationApprover, r Request) (Response, error) {
+	u, err := r.URL()
+	if err != nil {
+		return Response{}, err
+	}
+	loc, err := approve(ctx, u)
+	if err != nil {
+		return Response{}, err
+	}
+	return ReadRedirect(loc, r.RedirectURI)
+}
+
+// CodeForm is the token request that redeems a code (OAuth 2.1 section
+// 4.1.3); a scenario deletes or changes what it tests.
+func CodeForm(code, clientID, redirectURI, verifier, resource string) url.Values {
+	f := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "client_id": {clientID},
+		"redirect_uri": {redirectURI}, "code_verifier": {verifier}}
+	if resource != "" {
+		f.Set("resource", resource)
+	}
+	return f
+}
+
+// Register registers a public client for the authorization code grant
+// (RFC 7591 section 2) and returns the answer.
+func Register(ctx context.Context, hc *http.Client, endpoint, redirectURI string) (*oauthclient.Reply, error) {
+	oc := oauthclient.New("", oauthclient.Endpoints{Register: endpoint}, hc)
+	return oc.Register(ctx, map[string]any{
+		"client_name":                "conform",
+		"redirect_uris":              []string{redirectURI},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+	})
+}
+
+// Token posts a token request to the endpoint.
+func Token(ctx context.Context, hc *http.Client, endpoint string, form url.Values) (*oauthclient.Reply, error) {
+	return oauthclient.New("", oauthclient.Endpoints{Token: endpoint}, hc).Token(ctx, form)
+}
+
+// Obtain runs the whole flow against the authorization server of issuer for
+// resource: discovery, registration, authorization through approve, and the
+// code's redemption. It returns the token response. The in-process target
+// uses it for tokens the pack needs (an expired one).
+func Obtain(ctx context.Context, hc *http.Client, approve target.AuthorizationApprover, issuer, resource, redirectURI string) (map[string]any, error) {
+	md, _, err := Discover(ctx, hc, issuer)
+	if err != nil {
+		return nil, err
+	}
+	if md == nil {
+		return nil, fmt.Errorf("no authorization server metadata for %s", issuer)
+	}
+	reg, err := Register(ctx, hc, md.String("registration_endpoint"), redirectURI)
+	if err != nil {
+		return nil, err
+	}
+	clientID, _ := reg.String("client_id")
+	if clientID == "" {
+		return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
+	}
+	verifier, challenge := PKCE()
+	resp, err := Authorize(ctx, approve, Request{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
+		RedirectURI: redirectURI, Challenge: challenge, Method: "S256", State: "conform", Resource: resource})
+	if err != nil {
+		return nil, err
+	}
+	code := resp.Params.Get("code")
+	if code == "" {
+		return nil, fmt.Errorf("the authorization answered %s without a code", resp.Location)
+	}
+	tok, err := Token(ctx, hc, md.String("token_endpoint"), CodeForm(code, clientID, redirectURI, verifier, resource))
+	if err != nil {
+		return nil, err
+	}
+	if tok.Status != http.StatusOK || tok.JSON == nil {
+		return nil, fmt.Errorf("the token endpoint answered %d", tok.Status)
+	}
+	return tok.JSON, nil
+}

@@ -1,0 +1,79 @@
+package authcode_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/authcode"
+)
+
+var _ = Describe("the authorization code client", func() {
+	It("tries the metadata URIs of an issuer with a path in the order the specification gives", func() {
+		uris, err := authcode.WellKnown("https://auth.example/tenant1")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(uris).To(Equal([]string{
+			"https://auth.example/.well-known/oauth-authorization-server/tenant1",
+			"https://auth.example/.well-known/openid-configuration/tenant1",
+			"https://auth.example/tenant1/.well-known/openid-configuration",
+		}))
+	})
+
+	It("tries RFC 8414 then OpenID Connect Discovery for an issuer without a path", func() {
+		uris, err := authcode.WellKnown("https://auth.example/")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(uris).To(Equal([]string{
+			"https://auth.example/.well-known/oauth-authorization-server",
+			"https://auth.example/.well-known/openid-configuration",
+		}))
+		_, err = authcode.WellKnown("auth.example")
+		Expect(err).To(HaveOccurred())
+	})
+
+	It("finds the first document that answers, keeping the answers before it", func() {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/.well-known/openid-configuration/t", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte(`{"issuer":"x"}`))
+		})
+		srv := httptest.NewServer(mux)
+		defer srv.Close()
+		md, tried, err := authcode.Discover(context.Background(), srv.Client(), srv.URL+"/t")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(md.URL).To(Equal(srv.URL + "/.well-known/openid-configuration/t"))
+		Expect(md.String("issuer")).To(Equal("x"))
+		Expect(tried).To(HaveLen(1))
+		Expect(tried[0].Status).To(Equal(http.StatusNotFound))
+	})
+
+	It("makes an S256 challenge of a fresh verifier", func() {
+		v1, c1 := authcode.PKCE()
+		v2, _ := authcode.PKCE()
+		Expect(v1).NotTo(Equal(v2))
+		Expect(len(v1)).To(BeNumerically(">=", 43))
+		sum := sha256.Sum256([]byte(v1))
+		Expect(c1).To(Equal(base64.RawURLEncoding.EncodeToString(sum[:])))
+	})
+
+	It("sends only the parameters a request sets", func() {
+		u, err := authcode.Request{Endpoint: "https://auth.example/authorize?tenant=1", ClientID: "c", RedirectURI: "http://127.0.0.1:8765/cb"}.URL()
+		Expect(err).NotTo(HaveOccurred())
+		q, _ := url.Parse(u)
+		Expect(q.Query()).To(Equal(url.Values{"tenant": {"1"}, "response_type": {"code"}, "client_id": {"c"}, "redirect_uri": {"http://127.0.0.1:8765/cb"}}))
+	})
+
+	It("tells a redirect to the redirect URI from one elsewhere", func() {
+		r, err := authcode.ReadRedirect("http://127.0.0.1:8765/cb?code=x&iss=https%3A%2F%2Fauth.example", "http://127.0.0.1:8765/cb")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.ToRedirectURI).To(BeTrue())
+		Expect(r.Params.Get("iss")).To(Equal("https://auth.example"))
+		r, err = authcode.ReadRedirect("http://127.0.0.1:8765/cb/evil?code=x", "http://127.0.0.1:8765/cb")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.ToRedirectURI).To(BeFalse())
+	})
+})
