@@ -17,10 +17,10 @@ func consentApprover(base, ownerSecret string, hc *http.Client) target.Approver 
 	}
 }
 
-// authorizationApprover approves an authorization request on the reference
-// host's consent page with the default role, owner, and returns the redirect.
-func authorizationApprover(hc *http.Client) target.AuthorizationApprover {
+// roleApprover approves an authorization request on the reference host's
+// consent page with the given role and returns the redirect.
+func roleApprover(hc *http.Client, role string) target.AuthorizationApprover {
 	return func(ctx context.Context, authorizationURL string) (string, error) {
-		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, "owner")
+		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, role)
 	}
 }

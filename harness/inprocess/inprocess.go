@@ -89,7 +89,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
-	t.ApproveAuthorization = authorizationApprover(hc)
+	t.ApproveAuthorization = roleApprover(hc, "owner")
 	if err := authorizationTokens(ctx, t, clk); err != nil {
 		stop()
 		return nil, nil, err
@@ -102,7 +102,8 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 // for another resource, the peer's MCP endpoint. The expired token comes from
 // the authorization code flow, whose tokens expire, and the shared clock then
 // moves past its lifetime; a device-grant credential never expires (source
-// section 2), so nothing else the suite holds is touched.
+// section 2), so nothing else the suite holds is touched. The limited token
+// is a guest's.
 func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
@@ -117,6 +118,13 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 	}
 	clk.Advance(time.Duration(lifetime)*time.Second + time.Second)
 	t.Tokens.Expired = access
+	// A guest's token, issued after the clock moved, lacks the write scope
+	// the profile's privileged write needs (PRODUCT.md section 6: roles).
+	limited, err := authcode.Obtain(ctx, t.HTTP, roleApprover(t.HTTP, "guest"), base, base+"/mcp", t.Profile.MCPAuthorization.RedirectURI)
+	if err != nil {
+		return fmt.Errorf("obtain a guest's token through the authorization code flow: %w", err)
+	}
+	t.Tokens.Limited, _ = limited["access_token"].(string)
 	return nil
 }
 

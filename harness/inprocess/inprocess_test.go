@@ -13,6 +13,7 @@ import (
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/spec"
 )
 
 // The reference host's gate (PRODUCT.md section 1.2): every scenario runs
@@ -29,8 +30,8 @@ var _ = Describe("The in-process reference host", func() {
 		DeferCleanup(stop)
 	})
 
-	It("passes every scenario, none left not run", func(ctx context.Context) {
-		run, err := runner.Run(ctx, runner.Options{Target: t})
+	DescribeTable("passes every scenario of a pack, none left not run", func(ctx context.Context, pack string) {
+		run, err := runner.Run(ctx, runner.Options{Target: t, Pack: pack})
 		Expect(err).NotTo(HaveOccurred())
 		var problems []string
 		for _, r := range run.Results {
@@ -39,12 +40,16 @@ var _ = Describe("The in-process reference host", func() {
 			}
 		}
 		Expect(problems).To(BeEmpty())
-		Expect(run.Results).To(HaveLen(mustCount()))
+		Expect(run.Results).To(HaveLen(mustCount(pack)))
 		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
-	})
+	},
+		Entry("the source document", spec.Source),
+		Entry("MCP authorization", spec.Authorization),
+	)
 
 	It("offers everything the scenarios may need", func() {
-		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval} {
+		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval,
+			target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken} {
 			Expect(t.Lacks(c)).To(BeEmpty(), c)
 		}
 	})
@@ -63,10 +68,10 @@ var _ = Describe("The in-process reference host", func() {
 	})
 })
 
-// mustCount is the number of scenarios in the embedded features, so that a
-// run that silently drops scenarios cannot pass.
-func mustCount() int {
-	all, err := runner.List("", "", nil)
+// mustCount is the number of scenarios in a pack's embedded features, so
+// that a run that silently drops scenarios cannot pass.
+func mustCount(pack string) int {
+	all, err := runner.List(pack, "", nil)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(all).NotTo(BeEmpty())
 	return len(all)
