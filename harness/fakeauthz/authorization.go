@@ -1,0 +1,197 @@
+package fakeauthz
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// code is an issued authorization code.
+type code struct {
+	clientID, redirectURI, challenge, resource string
+	used                                       bool
+}
+
+// serveAuthorization is the authorization server: OpenID Connect Discovery
+// with path insertion only, dynamic registration, an authorization endpoint
+// that approves at once (it asks no person), and the token endpoint.
+func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant":
+		h.serveASMetadata(w)
+	case r.Method == http.MethodPost && r.URL.Path == "/tenant/register":
+		h.register(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/tenant/authorize":
+		h.authorize(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/tenant/token":
+		h.token(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (h *Host) serveASMetadata(w http.ResponseWriter) {
+	iss := h.Issuer()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                         iss,
+		"authorization_endpoint":                         iss + "/authorize",
+		"token_endpoint":                                 iss + "/token",
+		"registration_endpoint":                          iss + "/register",
+		"response_types_supported":                       []string{"code"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"token_endpoint_auth_methods_supported":          []string{"none"},
+		"scopes_supported":                               []string{ScopeTools, ScopeWrite, "openid"},
+		"subject_types_supported":                        []string{"public"},
+		"id_token_signing_alg_values_supported":          []string{"RS256"},
+		"jwks_uri":                                       iss + "/jwks",
+		"authorization_response_iss_parameter_supported": true,
+		"client_id_metadata_document_supported":          true,
+	})
+}
+
+func (h *Host) register(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
+		return
+	}
+	id := random()
+	h.mu.Lock()
+	h.clients[id] = body.RedirectURIs
+	h.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
+}
+
+// authorize validates the request (OAuth 2.1 4.1.1, 4.1.2.1) and approves it.
+func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	h.mu.Lock()
+	uris, known := h.clients[q.Get("client_id")]
+	h.mu.Unlock()
+	redirectURI := q.Get("redirect_uri")
+	if !known || !slices.Contains(uris, redirectURI) {
+		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
+		return
+	}
+	back := func(params url.Values) {
+		u, _ := url.Parse(redirectURI)
+		v := u.Query()
+		for k, vs := range params {
+			v[k] = vs
+		}
+		if s := q.Get("state"); s != "" {
+			v.Set("state", s)
+		}
+		v.Set("iss", h.Issuer())
+		u.RawQuery = v.Encode()
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	}
+	switch {
+	case q.Get("response_type") != "code":
+		back(url.Values{"error": {"unsupported_response_type"}})
+		return
+	case q.Get("code_challenge") == "":
+		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
+		return
+	case q.Get("code_challenge_method") != "S256":
+		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge_method must be S256"}})
+		return
+	}
+	c := random()
+	resource := q.Get("resource")
+	h.mu.Lock()
+	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource}
+	h.mu.Unlock()
+	back(url.Values{"code": {c}})
+}
+
+func (h *Host) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request"})
+		return
+	}
+	f := r.PostForm
+	invalid := func(desc string) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": desc})
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var g grant
+	switch f.Get("grant_type") {
+	case "authorization_code":
+		c, ok := h.codes[f.Get("code")]
+		switch {
+		case !ok || c.used:
+			invalid("unknown or used code")
+			return
+		case c.clientID != f.Get("client_id"):
+			invalid("code issued to another client")
+			return
+		case c.redirectURI != f.Get("redirect_uri"):
+			invalid("redirect_uri differs")
+			return
+		case f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge:
+			invalid("code_verifier does not match")
+			return
+		}
+		c.used = true
+		g = grant{clientID: c.clientID, resource: c.resource, scope: ScopeTools + " " + ScopeWrite}
+	case "refresh_token":
+		old, ok := h.refresh[f.Get("refresh_token")]
+		if !ok {
+			invalid("unknown or used refresh_token")
+			return
+		}
+		delete(h.refresh, f.Get("refresh_token"))
+		g = old
+	default:
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
+		return
+	}
+	if g.resource == "" {
+		g.resource = h.Endpoint()
+	}
+	access, refresh := random(), random()
+	h.tokens[access] = g
+	h.refresh[refresh] = g
+	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600,
+		"refresh_token": refresh, "scope": g.scope})
+}
+
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// approver opens the authorization URL and returns where the server
+// redirected, as the profile's approval command would.
+func approver(hc *http.Client) target.AuthorizationApprover {
+	noFollow := *hc
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return func(ctx context.Context, authorizationURL string) (string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, authorizationURL, nil)
+		if err != nil {
+			return "", err
+		}
+		resp, err := noFollow.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if loc := resp.Header.Get("Location"); loc != "" {
+			return loc, nil
+		}
+		return "", fmt.Errorf("the authorization endpoint answered %d without a redirect", resp.StatusCode)
+	}
+}

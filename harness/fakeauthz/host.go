@@ -1,0 +1,106 @@
+// Package fakeauthz is a fake MCP server protected by OAuth, with its
+// authorization server on another origin, for proving the mcp-authorization
+// pack able to fail (a Break per requirement) and proving it demands nothing
+// the MCP specification leaves open: where the specification allows a choice
+// the fake chooses unlike the reference host. It keeps MCP sessions and
+// answers over SSE; it serves the protected resource metadata only at the
+// MCP endpoint's path; its challenge names a scope; its authorization server
+// has an issuer with a path and offers only OpenID Connect Discovery.
+package fakeauthz
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+
+	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// Scopes the fake's tools need: listing needs tools, calling needs write.
+const (
+	ScopeTools = "mcp:tools"
+	ScopeWrite = "mcp:write"
+)
+
+// Host is a running fake: the MCP server and its authorization server.
+type Host struct {
+	// RS serves the MCP endpoint and its metadata; AS the authorization server.
+	RS, AS *httptest.Server
+	breaks map[Break]bool
+
+	mu       sync.Mutex
+	tokens   map[string]grant
+	sessions map[string]bool
+	clients  map[string][]string // client_id → redirect URIs
+	codes    map[string]*code
+	refresh  map[string]grant
+}
+
+// grant is what a token stands for.
+type grant struct {
+	clientID, resource, scope string
+	expired                   bool
+}
+
+// Start runs a fake with the given departures.
+func Start(breaks ...Break) *Host {
+	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
+		clients: map[string][]string{}, codes: map[string]*code{}, refresh: map[string]grant{}}
+	for _, b := range breaks {
+		h.breaks[b] = true
+	}
+	h.RS = httptest.NewServer(http.HandlerFunc(h.serveResource))
+	h.AS = httptest.NewServer(http.HandlerFunc(h.serveAuthorization))
+	return h
+}
+
+// Close stops both servers.
+func (h *Host) Close() {
+	h.RS.Close()
+	h.AS.Close()
+}
+
+// Endpoint is the MCP endpoint, the resource the fake's tokens are for.
+func (h *Host) Endpoint() string { return h.RS.URL + "/mcp" }
+
+// Issuer is the authorization server's issuer identifier, with a path.
+func (h *Host) Issuer() string { return h.AS.URL + "/tenant" }
+
+// Mint issues a token directly, as the authorization server would have.
+func (h *Host) Mint(resource, scope string, expired bool) string {
+	t := random()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tokens[t] = grant{resource: resource, scope: scope, expired: expired}
+	return t
+}
+
+// Target is the target a profile for this fake would give: every request
+// needs a token (tools/list is the request that needs authorization, a
+// tools/call the one that needs more scope), tokens of every kind the pack
+// presents, and an approver that follows the authorization server's redirect
+// (it asks no person).
+func (h *Host) Target() *target.Target {
+	p := profile.Default(h.RS.URL)
+	p.MCPAuthorization.ProtectedRequest = profile.Request{Method: "tools/list"}
+	p.MCPAuthorization.ScopedRequest = &profile.Request{Method: "tools/call", Params: map[string]any{"name": "echo", "arguments": map[string]any{}}}
+	t := target.FromProfile(p)
+	t.HTTP = &http.Client{}
+	t.Credential = h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, false)
+	t.Tokens = target.Tokens{
+		Expired:       h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, true),
+		OtherResource: h.Mint("https://other.example/mcp", ScopeTools+" "+ScopeWrite, false),
+		Limited:       h.Mint(h.Endpoint(), ScopeTools, false),
+	}
+	t.ApproveAuthorization = approver(t.HTTP)
+	return t
+}
+
+func random() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

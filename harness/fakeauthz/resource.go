@@ -1,0 +1,211 @@
+package fakeauthz
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// metadataPath is where the fake serves its protected resource metadata: the
+// MCP endpoint's path inserted after the well-known prefix (RFC 9728 3.1),
+// and nowhere else.
+const metadataPath = "/.well-known/oauth-protected-resource/mcp"
+
+func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case metadataPath:
+		h.serveMetadata(w)
+	case "/mcp":
+		h.serveMCP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (h *Host) serveMetadata(w http.ResponseWriter) {
+	if h.breaks[MetadataUndiscoverable] {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	if h.breaks[MetadataNotJSON] {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body>OAuth protected resource</body></html>")
+		return
+	}
+	doc := map[string]any{
+		"resource":                 h.Endpoint(),
+		"authorization_servers":    []string{h.Issuer()},
+		"scopes_supported":         h.scopes(),
+		"bearer_methods_supported": []string{"header"},
+	}
+	if h.breaks[MetadataWithoutServers] {
+		doc["authorization_servers"] = []string{}
+	}
+	if h.breaks[ResourceIsOrigin] {
+		doc["resource"] = h.RS.URL
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+func (h *Host) scopes() []string {
+	s := []string{ScopeTools, ScopeWrite}
+	if h.breaks[OfflineAccessAdvertised] {
+		s = append(s, "offline_access")
+	}
+	return s
+}
+
+// serveMCP checks the Origin, then the token, then the scope, then answers
+// the JSON-RPC request within a session, over SSE.
+func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
+	if o, ok := r.Header["Origin"]; ok && !h.breaks[OriginIgnored] && (len(o) != 1 || o[0] != h.RS.URL) {
+		writeJSON(w, http.StatusForbidden, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": "Forbidden origin"}})
+		return
+	}
+	g, status := h.authenticate(r)
+	if status != 0 {
+		h.challenge(w, status)
+		return
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&msg); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32700, "message": "Parse error"}})
+		return
+	}
+	if msg.Method == "tools/call" && g != nil && !hasScope(g.scope, ScopeWrite) {
+		h.insufficientScope(w)
+		return
+	}
+	switch {
+	case msg.Method == "initialize":
+		id := random()
+		h.mu.Lock()
+		h.sessions[id] = true
+		h.mu.Unlock()
+		w.Header().Set("Mcp-Session-Id", id)
+		writeSSE(w, msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo": map[string]any{"name": "fakeauthz", "version": "1"}})
+		return
+	case len(msg.ID) == 0:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	h.mu.Lock()
+	known := h.sessions[r.Header.Get("Mcp-Session-Id")]
+	h.mu.Unlock()
+	if !known {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32000, "message": "Bad Request: no valid session"}})
+		return
+	}
+	switch msg.Method {
+	case "tools/list":
+		writeSSE(w, msg.ID, map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}})
+	case "tools/call":
+		writeSSE(w, msg.ID, map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo"}}})
+	default:
+		writeSSE(w, msg.ID, map[string]any{})
+	}
+}
+
+// authenticate returns the request's grant, or the status refusing it.
+// A nil grant with status 0 is an anonymous request the AnonymousServed
+// departure lets through.
+func (h *Host) authenticate(r *http.Request) (*grant, int) {
+	v, present := r.Header["Authorization"]
+	if !present {
+		if h.breaks[AnonymousServed] {
+			return nil, 0
+		}
+		return nil, http.StatusUnauthorized
+	}
+	scheme, token, _ := strings.Cut(v[0], " ")
+	token = strings.TrimSpace(token)
+	if len(v) != 1 || !strings.EqualFold(scheme, "Bearer") || !b64token(token) {
+		if h.breaks[MalformedServed] {
+			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
+		}
+		return nil, http.StatusUnauthorized
+	}
+	h.mu.Lock()
+	g, known := h.tokens[token]
+	h.mu.Unlock()
+	switch {
+	case !known:
+		if h.breaks[UnknownAccepted] {
+			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
+		}
+		return nil, http.StatusUnauthorized
+	case g.expired && !h.breaks[ExpiredAccepted]:
+		return nil, http.StatusUnauthorized
+	case g.resource != h.Endpoint() && !h.breaks[AudienceIgnored]:
+		return nil, http.StatusUnauthorized
+	case h.breaks[ValidRefused]:
+		return nil, http.StatusUnauthorized
+	}
+	return &g, 0
+}
+
+// challenge answers 401 with RFC 6750's Bearer challenge, naming the
+// metadata (RFC 9728 5.1) and the scope a client should ask for.
+func (h *Host) challenge(w http.ResponseWriter, status int) {
+	if !h.breaks[ChallengeMissing] {
+		c := fmt.Sprintf(`Bearer scope=%q`, strings.Join(h.scopes(), " "))
+		if !h.breaks[MetadataUndiscoverable] {
+			c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+metadataPath)
+		}
+		w.Header().Set("WWW-Authenticate", c)
+	}
+	writeJSON(w, status, map[string]any{"error": "invalid_token"})
+}
+
+func (h *Host) insufficientScope(w http.ResponseWriter) {
+	c := `Bearer error="insufficient_scope"`
+	if !h.breaks[ScopeChallengeBare] {
+		c += fmt.Sprintf(`, scope=%q`, ScopeTools+" "+ScopeWrite)
+	}
+	c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+metadataPath)
+	w.Header().Set("WWW-Authenticate", c)
+	writeJSON(w, http.StatusForbidden, map[string]any{"error": "insufficient_scope"})
+}
+
+func hasScope(scopes, want string) bool {
+	for _, s := range strings.Fields(scopes) {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// b64token is RFC 6750 2.1's token syntax.
+func b64token(s string) bool {
+	body := strings.TrimRight(s, "=")
+	if body == "" {
+		return false
+	}
+	for _, c := range body {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-._~+/", c)) {
+			return false
+		}
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeSSE answers a request with one event carrying its response.
+func writeSSE(w http.ResponseWriter, id json.RawMessage, result any) {
+	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	_, _ = fmt.Fprintf(w, "event: message\ndata: %s\n\n", data)
+}
