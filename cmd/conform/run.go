@@ -92,6 +92,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	if !t.InProcess {
 		fillCredentials(ctx, t, stderr)
+		if f.pack == spec.Authorization {
+			fillAuthorizationTokens(ctx, t, stderr)
+		}
 	}
 	if err := runner.CheckCredentials(ctx, t); err != nil {
 		var ue *runner.UsageError

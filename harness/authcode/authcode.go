@@ -203,29 +203,44 @@ func Token(ctx context.Context, hc *http.Client, endpoint string, form url.Value
 	return oauthclient.New("", oauthclient.Endpoints{Token: endpoint}, hc).Token(ctx, form)
 }
 
+// Client is what Obtain needs to run the flow on its own.
+type Client struct {
+	HTTP    *http.Client
+	Approve target.AuthorizationApprover
+	// RedirectURI is registered and sent; nothing need listen on it.
+	RedirectURI string
+	// ClientID is a client registered beforehand; when "", Obtain registers
+	// one at the metadata's registration_endpoint.
+	ClientID string
+	// Scope is sent in the authorization request when not "".
+	Scope string
+}
+
 // Obtain runs the whole flow against the authorization server of issuer for
-// resource: discovery, registration, authorization through approve, and the
-// code's redemption. It returns the token response. The in-process target
-// uses it for tokens the pack needs (an expired one).
-func Obtain(ctx context.Context, hc *http.Client, approve target.AuthorizationApprover, issuer, resource, redirectURI string) (map[string]any, error) {
-	md, _, err := Discover(ctx, hc, issuer)
+// resource: discovery, registration, authorization through the approver, and
+// the code's redemption. It returns the token response. The harness uses it
+// for the tokens the mcp-authorization pack presents.
+func (c Client) Obtain(ctx context.Context, issuer, resource string) (map[string]any, error) {
+	md, _, err := Discover(ctx, c.HTTP, issuer)
 	if err != nil {
 		return nil, err
 	}
 	if md == nil {
 		return nil, fmt.Errorf("no authorization server metadata for %s", issuer)
 	}
-	reg, err := Register(ctx, hc, md.String("registration_endpoint"), redirectURI)
-	if err != nil {
-		return nil, err
-	}
-	clientID, _ := reg.String("client_id")
+	clientID := c.ClientID
 	if clientID == "" {
-		return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
+		reg, err := Register(ctx, c.HTTP, md.String("registration_endpoint"), c.RedirectURI)
+		if err != nil {
+			return nil, err
+		}
+		if clientID, _ = reg.String("client_id"); clientID == "" {
+			return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
+		}
 	}
 	verifier, challenge := PKCE()
-	resp, err := Authorize(ctx, approve, Request{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
-		RedirectURI: redirectURI, Challenge: challenge, Method: "S256", State: "conform", Resource: resource})
+	resp, err := Authorize(ctx, c.Approve, Request{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
+		RedirectURI: c.RedirectURI, Challenge: challenge, Method: "S256", State: "conform", Resource: resource, Scope: c.Scope})
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +248,7 @@ func Obtain(ctx context.Context, hc *http.Client, approve target.AuthorizationAp
 	if code == "" {
 		return nil, fmt.Errorf("the authorization answered %s without a code", resp.Location)
 	}
-	tok, err := Token(ctx, hc, md.String("token_endpoint"), CodeForm(code, clientID, redirectURI, verifier, resource))
+	tok, err := Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
 	if err != nil {
 		return nil, err
 	}
@@ -241,4 +256,38 @@ func Obtain(ctx context.Context, hc *http.Client, approve target.AuthorizationAp
 		return nil, fmt.Errorf("the token endpoint answered %d", tok.Status)
 	}
 	return tok.JSON, nil
+}
+
+// FindIssuer returns the authorization server a client would pick for the
+// MCP endpoint: the first of authorization_servers in the protected resource
+// metadata, which it looks for as MCP's Authorization Server Discovery says:
+// at challengeMetadata (the 401 challenge's resource_metadata) when not "",
+// else at the well-known URI of the endpoint's path, else at the root one.
+func FindIssuer(ctx context.Context, hc *http.Client, endpoint, challengeMetadata string) (string, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("MCP endpoint %q is not an absolute URL", endpoint)
+	}
+	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
+	candidates := []string{challengeMetadata, "", root}
+	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
+		candidates[1] = root + p
+	}
+	oc := oauthclient.New("", oauthclient.Endpoints{}, hc)
+	for _, c := range candidates {
+		if c == "" {
+			continue
+		}
+		r, err := oc.Get(ctx, c)
+		if err != nil || r.Status != http.StatusOK || r.JSON == nil {
+			continue
+		}
+		servers, _ := r.JSON["authorization_servers"].([]any)
+		if len(servers) > 0 {
+			if s, ok := servers[0].(string); ok && s != "" {
+				return s, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("no protected resource metadata naming an authorization server for %s", endpoint)
 }

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/authcode"
+	"github.com/conform-mcp/conform/harness/fakeauthz"
 )
 
 var _ = Describe("the authorization code client", func() {
@@ -75,5 +76,28 @@ var _ = Describe("the authorization code client", func() {
 		r, err = authcode.ReadRedirect("http://127.0.0.1:8765/cb/evil?code=x", "http://127.0.0.1:8765/cb")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.ToRedirectURI).To(BeFalse())
+	})
+})
+
+var _ = Describe("the whole flow against an authorization server on another origin", func() {
+	It("finds the issuer through the resource metadata and obtains a token for the resource asked for", func(ctx context.Context) {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		t := h.Target()
+		issuer, err := authcode.FindIssuer(ctx, t.HTTP, h.Endpoint(), "")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(issuer).To(Equal(h.Issuer()))
+		flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: "http://127.0.0.1:8765/callback"}
+		tok, err := flow.Obtain(ctx, issuer, h.Endpoint())
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tok).To(HaveKey("access_token"))
+		Expect(tok).To(HaveKey("refresh_token"))
+	})
+
+	It("says why when no metadata names an authorization server", func(ctx context.Context) {
+		h := fakeauthz.Start(fakeauthz.MetadataUndiscoverable)
+		DeferCleanup(h.Close)
+		_, err := authcode.FindIssuer(ctx, h.Target().HTTP, h.Endpoint(), "")
+		Expect(err).To(MatchError(ContainSubstring("no protected resource metadata")))
 	})
 })

@@ -107,7 +107,8 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
-	tok, err := authcode.Obtain(ctx, t.HTTP, t.ApproveAuthorization, base, base+"/mcp", t.Profile.MCPAuthorization.RedirectURI)
+	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: t.Profile.MCPAuthorization.RedirectURI}
+	tok, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
 		return fmt.Errorf("obtain a token through the authorization code flow: %w", err)
 	}
@@ -120,7 +121,8 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 	t.Tokens.Expired = access
 	// A guest's token, issued after the clock moved, lacks the write scope
 	// the profile's privileged write needs (PRODUCT.md section 6: roles).
-	limited, err := authcode.Obtain(ctx, t.HTTP, roleApprover(t.HTTP, "guest"), base, base+"/mcp", t.Profile.MCPAuthorization.RedirectURI)
+	flow.Approve = roleApprover(t.HTTP, "guest")
+	limited, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
 		return fmt.Errorf("obtain a guest's token through the authorization code flow: %w", err)
 	}

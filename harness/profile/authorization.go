@@ -29,6 +29,11 @@ type MCPAuthorization struct {
 	ExpiredTokenEnv       string `yaml:"expired_token_env"`
 	OtherResourceTokenEnv string `yaml:"other_resource_token_env"`
 	LimitedTokenEnv       string `yaml:"limited_token_env"`
+	// OtherResource is another resource the same authorization server
+	// issues tokens for; with the authorization approval command the suite
+	// obtains a token for it (RFC 8707) when other_resource_token_env gives
+	// none.
+	OtherResource string `yaml:"other_resource"`
 	// Issuer is the authorization server to check; the first of the
 	// metadata's authorization_servers when unset. It may be on another
 	// origin than the target.
@@ -71,6 +76,11 @@ func (a MCPAuthorization) validate() error {
 	}
 	if a.Issuer != "" {
 		if err := checkURL("mcp_authorization.issuer", a.Issuer); err != nil {
+			return err
+		}
+	}
+	if a.OtherResource != "" {
+		if err := checkURL("mcp_authorization.other_resource", a.OtherResource); err != nil {
 			return err
 		}
 	}

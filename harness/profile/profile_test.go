@@ -138,6 +138,7 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Entry("a key a request does not have", "  protected_request: {method: x, parms: {}}\n", "field parms not found"),
 		Entry("an issuer that is not a URL", "  issuer: auth.example\n", "mcp_authorization.issuer must be an http or https URL"),
 		Entry("a relative redirect URI", "  redirect_uri: /callback\n", "redirect_uri must be an absolute URL"),
+		Entry("another resource that is not a URL", "  other_resource: other\n", "mcp_authorization.other_resource must be an http or https URL"),
 		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
 	)
 

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/conform-mcp/conform/harness/authcode"
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// fillAuthorizationTokens completes what the mcp-authorization pack presents
+// when the profile names an authorization approval command: the credential
+// for the MCP endpoint and, when mcp_authorization.other_resource names one, a
+// token the same authorization server issued for that other resource.
+// Tokens from the environment always win; whatever cannot be obtained leaves
+// the scenarios that need it not run, with the reason.
+func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Writer) {
+	p := t.Profile
+	a := p.MCPAuthorization
+	wantOther := t.Tokens.OtherResource == "" && a.OtherResource != ""
+	if t.ApproveAuthorization == nil || (t.Credential != "" && !wantOther) {
+		return
+	}
+	issuer := a.Issuer
+	if issuer == "" {
+		var err error
+		if issuer, err = findIssuer(ctx, t); err != nil {
+			fmt.Fprintf(stderr, "conform: could not find the authorization server: %v\n", err)
+			return
+		}
+	}
+	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: a.Scope}
+	obtain := func(resource, what string) string {
+		tok, err := flow.Obtain(ctx, issuer, resource)
+		if err != nil {
+			fmt.Fprintf(stderr, "conform: could not obtain %s from %s: %v\n", what, issuer, err)
+			return ""
+		}
+		access, _ := tok["access_token"].(string)
+		fmt.Fprintf(stderr, "conform: obtained %s from %s through the authorization code flow\n", what, issuer)
+		return access
+	}
+	if t.Credential == "" {
+		t.Credential = obtain(t.URL("/mcp"), "a token for "+t.URL("/mcp"))
+	}
+	if wantOther {
+		t.Tokens.OtherResource = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
+	}
+}
+
+// findIssuer asks the MCP endpoint anonymously for the request that needs
+// authorization and follows its challenge to the metadata.
+func findIssuer(ctx context.Context, t *target.Target) (string, error) {
+	req := t.Profile.MCPAuthorization.ProtectedRequest
+	var params any = req.Params
+	if req.Params == nil {
+		params = map[string]any{}
+	}
+	challenge := ""
+	r, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Call(ctx, "", req.Method, params)
+	if err == nil && r.Status == http.StatusUnauthorized {
+		challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+	}
+	return authcode.FindIssuer(ctx, t.HTTP, t.URL("/mcp"), challenge)
+}
