@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/conform-mcp/conform/harness/target"
 )
@@ -25,7 +26,7 @@ type code struct {
 // that approves at once (it asks no person), and the token endpoint.
 func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant":
+	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant" && !h.breaks[ASMetadataMissing]:
 		h.serveASMetadata(w)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/register":
 		h.register(w, r)
@@ -40,7 +41,7 @@ func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 
 func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	iss := h.Issuer()
-	writeJSON(w, http.StatusOK, map[string]any{
+	doc := map[string]any{
 		"issuer":                                         iss,
 		"authorization_endpoint":                         iss + "/authorize",
 		"token_endpoint":                                 iss + "/token",
@@ -55,14 +56,30 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 		"jwks_uri":                                       iss + "/jwks",
 		"authorization_response_iss_parameter_supported": true,
 		"client_id_metadata_document_supported":          true,
-	})
+	}
+	if h.breaks[ASIssuerMismatch] {
+		doc["issuer"] = h.AS.URL
+	}
+	if h.breaks[ASEndpointsMissing] {
+		delete(doc, "authorization_endpoint")
+	}
+	if h.breaks[S256NotAdvertised] {
+		delete(doc, "code_challenge_methods_supported")
+	}
+	if h.breaks[IssNotAdvertised] {
+		delete(doc, "authorization_response_iss_parameter_supported")
+	}
+	if h.breaks[CIMDNotAdvertised] {
+		delete(doc, "client_id_metadata_document_supported")
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
 		return
 	}
@@ -80,7 +97,11 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	uris, known := h.clients[q.Get("client_id")]
 	h.mu.Unlock()
 	redirectURI := q.Get("redirect_uri")
-	if !known || !slices.Contains(uris, redirectURI) {
+	registered := slices.Contains(uris, redirectURI)
+	if h.breaks[RedirectPrefixMatched] {
+		registered = slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
+	}
+	if !known || !registered {
 		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
 		return
 	}
@@ -93,7 +114,9 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		if s := q.Get("state"); s != "" {
 			v.Set("state", s)
 		}
-		v.Set("iss", h.Issuer())
+		if !h.breaks[IssMissing] {
+			v.Set("iss", h.Issuer())
+		}
 		u.RawQuery = v.Encode()
 		http.Redirect(w, r, u.String(), http.StatusFound)
 	}
@@ -101,10 +124,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	case q.Get("response_type") != "code":
 		back(url.Values{"error": {"unsupported_response_type"}})
 		return
-	case q.Get("code_challenge") == "":
+	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired]:
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
 		return
-	case q.Get("code_challenge_method") != "S256":
+	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !(h.breaks[PlainAccepted] && q.Get("code_challenge_method") == "plain"):
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge_method must be S256"}})
 		return
 	}
@@ -132,16 +155,16 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	case "authorization_code":
 		c, ok := h.codes[f.Get("code")]
 		switch {
-		case !ok || c.used:
+		case !ok || (c.used && !h.breaks[CodeReusable]):
 			invalid("unknown or used code")
 			return
 		case c.clientID != f.Get("client_id"):
 			invalid("code issued to another client")
 			return
-		case c.redirectURI != f.Get("redirect_uri"):
+		case c.redirectURI != f.Get("redirect_uri") && !h.breaks[TokenRedirectIgnored]:
 			invalid("redirect_uri differs")
 			return
-		case f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge:
+		case c.challenge != "" && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
 			invalid("code_verifier does not match")
 			return
 		}
@@ -153,7 +176,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 			invalid("unknown or used refresh_token")
 			return
 		}
-		delete(h.refresh, f.Get("refresh_token"))
+		if !h.breaks[RefreshNotRotated] && !h.breaks[RefreshReplayAccepted] {
+			delete(h.refresh, f.Get("refresh_token"))
+		}
 		g = old
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
@@ -164,9 +189,12 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	}
 	access, refresh := random(), random()
 	h.tokens[access] = g
-	h.refresh[refresh] = g
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600,
-		"refresh_token": refresh, "scope": g.scope})
+	resp := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": g.scope}
+	if !(h.breaks[RefreshNotRotated] && f.Get("grant_type") == "refresh_token") {
+		h.refresh[refresh] = g
+		resp["refresh_token"] = refresh
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 func s256(verifier string) string {

@@ -40,3 +40,46 @@ const (
 	// OriginIgnored serves a request whatever its Origin (ORIGIN-1).
 	OriginIgnored Break = "origin-ignored"
 )
+
+// The departures of the authorization server.
+const (
+	// ASMetadataMissing serves no authorization server metadata (ASM-1).
+	ASMetadataMissing Break = "as-metadata-missing"
+	// ASIssuerMismatch names the origin, not the issuer with its path, as
+	// issuer (ASM-2).
+	ASIssuerMismatch Break = "as-issuer-mismatch"
+	// ASEndpointsMissing leaves authorization_endpoint out (ASM-3).
+	ASEndpointsMissing Break = "as-endpoints-missing"
+	// S256NotAdvertised leaves code_challenge_methods_supported out (PKCE-1).
+	S256NotAdvertised Break = "s256-not-advertised"
+	// ChallengeNotRequired issues a code for a request without
+	// code_challenge (PKCE-2).
+	ChallengeNotRequired Break = "challenge-not-required"
+	// PlainAccepted accepts code_challenge_method plain though it advertises
+	// S256 alone (PKCE-3).
+	PlainAccepted Break = "plain-accepted"
+	// VerifierNotChecked redeems a code whatever the code_verifier (PKCE-4,
+	// PKCE-5).
+	VerifierNotChecked Break = "verifier-not-checked"
+	// RedirectPrefixMatched accepts a redirect_uri that merely begins with a
+	// registered one (REDIR-1).
+	RedirectPrefixMatched Break = "redirect-prefix-matched"
+	// TokenRedirectIgnored redeems a code whatever the redirect_uri (REDIR-2).
+	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// CodeReusable redeems a code more than once (CODE-1).
+	CodeReusable Break = "code-reusable"
+	// RefreshNotRotated answers a refresh without a new refresh token and
+	// keeps the old one good (REFRESH-1, REFRESH-2).
+	RefreshNotRotated Break = "refresh-not-rotated"
+	// RefreshReplayAccepted issues a new refresh token but keeps the old one
+	// good (REFRESH-2).
+	RefreshReplayAccepted Break = "refresh-replay-accepted"
+	// IssMissing advertises iss but never sends it (ISS-2, ISS-3).
+	IssMissing Break = "iss-missing"
+	// IssNotAdvertised sends iss without advertising it (ISS-1).
+	IssNotAdvertised Break = "iss-not-advertised"
+	// CIMDNotAdvertised does not advertise Client ID Metadata Documents (REG-1).
+	CIMDNotAdvertised Break = "cimd-not-advertised"
+	// RegistrationRefused answers a valid registration 400 (REG-2).
+	RegistrationRefused Break = "registration-refused"
+)

@@ -57,7 +57,7 @@ func describeRun(run outcome.Run) string {
 	var b []string
 	for _, r := range run.Results {
 		if r.Status != outcome.Passed {
-			b = append(b, fmt.Sprintf("%s: %s %s %v", r.ID, r.Status, r.Reason, r.Departure))
+			b = append(b, fmt.Sprintf("%s: %s %.80s %.120v", r.Scenario, r.Status, r.Reason, r.Departure))
 		}
 	}
 	return fmt.Sprint(b)
@@ -87,11 +87,11 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 				}
 			}
 		},
-		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, nil, "authorization_servers"),
+		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, asAll(), "authorization_servers"),
 		Entry("no metadata to be found", fakeauthz.MetadataUndiscoverable,
-			[]string{azServers, azDiscoverable, azOffline}, []string{azChallenged, azWellKnown}, "discovery.2"),
+			[]string{azServers, azDiscoverable, azOffline}, append(asAll(), azChallenged, azWellKnown), "discovery.2"),
 		Entry("metadata that is not JSON", fakeauthz.MetadataNotJSON,
-			[]string{azServers, azDiscoverable, azChallenged, azWellKnown, azOffline}, nil, "a JSON object"),
+			[]string{azServers, azDiscoverable, azChallenged, azWellKnown, azOffline}, asAll(), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken, azChallenged}, nil, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
@@ -104,5 +104,71 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScope}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
+	)
+})
+
+// The authorization server's scenarios by ID.
+const (
+	asFound        = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata is found at the well-known URIs in the specification's order"
+	asIssuer       = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata names the issuer its well-known URI was built from"
+	asS256         = "mcp-authorization/security_4_authorization_code_protection.feature: The authorization server advertises PKCE with S256"
+	asNoChallenge  = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request without code_challenge is refused"
+	asPlain        = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request with code_challenge_method plain is refused when plain is not advertised"
+	asNoVerifier   = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code without its code_verifier is refused"
+	asBadVerifier  = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code with a code_verifier that does not match is refused with invalid_grant"
+	asCodeOnce     = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed once and refused with invalid_grant the second time"
+	asRedirect     = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects to a redirect_uri the client did not register"
+	asTokenRedir   = "mcp-authorization/security_6_open_redirection.feature: Redeeming a code with another redirect_uri than its authorization request's is refused"
+	asRotated      = "mcp-authorization/security_2_token_theft.feature: A refresh answers with a new refresh token"
+	asReplay       = "mcp-authorization/security_2_token_theft.feature: A refresh token used once is refused when presented again"
+	asIssSent      = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization error response carries iss"
+	asIssAdvert    = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that sends iss advertises it"
+	asIssError     = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in an error response"
+	asIssSuccess   = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in a successful response"
+	asCIMD         = "mcp-authorization/authorization_5_client_registration.feature: The authorization server advertises Client ID Metadata Documents"
+	asRegistration = "mcp-authorization/authorization_5_client_registration.feature: The advertised registration endpoint registers a public client"
+)
+
+// flowScenarios are the scenarios that run the code flow with a registered client.
+var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
+	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess}
+
+// asAll are the authorization server's scenarios: none can run when the
+// protected resource metadata names no authorization server to check.
+func asAll() []string {
+	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...)
+}
+
+var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
+	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
+		func(b fakeauthz.Break, failed []string, notRun []string, says string) {
+			run := runAuthz(b)
+			slices.Sort(failed)
+			slices.Sort(notRun)
+			Expect(withStatus(run, outcome.Failed)).To(Equal(failed), describeRun(run))
+			Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
+			Expect(withStatus(run, outcome.HarnessError)).To(BeEmpty(), describeRun(run))
+			for _, r := range run.Results {
+				if r.Status == outcome.Failed {
+					Expect(r.Departure.Error()).To(ContainSubstring(says), r.ID)
+				}
+			}
+		},
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound, asIssuer, asS256, asCIMD, asRegistration}, flowScenarios, "discovery.3"),
+		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
+		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
+		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
+		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asIssSent, asIssAdvert, asIssError}, "a refusal"),
+		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "a refusal"),
+		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
+		Entry("redirect URIs matched by prefix", fakeauthz.RedirectPrefixMatched, []string{asRedirect}, nil, "unregistered redirect_uri"),
+		Entry("redirect_uri ignored at the token endpoint", fakeauthz.TokenRedirectIgnored, []string{asTokenRedir}, nil, "OAuth 2.1 3.2.4"),
+		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),
+		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
+		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
+		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess}, []string{asIssAdvert}, "iss"),
+		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
+		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
+		Entry("registration refused", fakeauthz.RegistrationRefused, []string{asRegistration}, flowScenarios, "RFC 7591"),
 	)
 })

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 
-
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -20,6 +19,8 @@ import (
 type authzState struct {
 	// meta is the last metadata document fetched, nil before any.
 	meta *document
+	// as is the scenario's progress with the authorization server.
+	as asFlow
 }
 
 // document is a fetched metadata document and where it came from.

@@ -83,6 +83,8 @@ type Suite struct {
 	kept keptCredential
 	// clients is the client registered once per run (source 7.3).
 	clients clientCache
+	// authzClient is the mcp-authorization pack's client, registered once per run.
+	authzClient authzClient
 }
 
 // NewSuite prepares the shared clients for a target.
@@ -147,6 +149,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		st.registerDiagnose(steps)
 		st.registerKept(steps)
 		st.registerAuthz(steps)
+		st.registerAuthzServer(steps)
 	}
 }
 

@@ -1,0 +1,17 @@
+# MCP Authorization, sections 3 and 5 Client Registration (RFC 7591; OAuth
+# Client ID Metadata Documents).
+Feature: authorization.5 Client registration
+  Authorization servers should support Client ID Metadata Documents and say
+  so in their metadata; one that names a registration_endpoint registers a
+  public client that sends its redirect_uris.
+
+  @REG-1
+  Scenario: The authorization server advertises Client ID Metadata Documents
+    Given the authorization server's metadata, found the way a client finds it
+    Then the authorization server metadata's client_id_metadata_document_supported is true
+
+  @REG-2
+  Scenario: The advertised registration endpoint registers a public client
+    Given the authorization server's metadata, found the way a client finds it
+    When a public client registers at the advertised registration_endpoint
+    Then the registration answers 201 with a client_id

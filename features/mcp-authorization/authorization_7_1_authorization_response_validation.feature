@@ -1,0 +1,37 @@
+# MCP Authorization, section 7.1 Authorization Response Validation (RFC 9207).
+Feature: authorization.7.1 The issuer in authorization responses
+  The authorization server should name itself with iss in every
+  authorization response, errors included; one that does advertises it in its
+  metadata, and one that advertises it always sends iss, identical to its
+  issuer. An error response is had without a person: an authorization
+  request without code_challenge.
+
+  @ISS-3
+  Scenario: An authorization error response carries iss
+    Given a public client registered with the authorization server
+    When the client sends an authorization request without code_challenge
+    Then the authorization server answers by redirecting to the redirect_uri with an error
+    And the authorization response carries iss
+
+  @ISS-1
+  Scenario: An authorization server that sends iss advertises it
+    Given a public client registered with the authorization server
+    When the client sends an authorization request without code_challenge
+    Then the authorization server answers by redirecting to the redirect_uri with an error
+    And when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported
+
+  @ISS-2
+  Scenario: An authorization server that advertises iss names itself in an error response
+    Given the authorization server metadata advertises authorization_response_iss_parameter_supported
+    And a public client registered with the authorization server
+    When the client sends an authorization request without code_challenge
+    Then the authorization server answers by redirecting to the redirect_uri with an error
+    And the authorization response's iss is the metadata's issuer
+
+  @ISS-2 @needs-authorization-approval
+  Scenario: An authorization server that advertises iss names itself in a successful response
+    Given the authorization server metadata advertises authorization_response_iss_parameter_supported
+    And a public client registered with the authorization server
+    When the client's authorization request is approved
+    Then the authorization response carries a code
+    And the authorization response's iss is the metadata's issuer

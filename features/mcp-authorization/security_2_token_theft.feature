@@ -1,0 +1,27 @@
+# MCP Authorization Security Considerations, section 2 Token Theft (OAuth 2.1
+# section 4.3.1). The MCP specification lets the authorization server decide
+# whether to issue refresh tokens at all; when it issues none, these
+# scenarios are not run.
+Feature: security.2 Refresh token rotation
+  For a public client the authorization server rotates refresh tokens: a
+  refresh answers with a new refresh token, and the one used is refused if
+  presented again.
+
+  @REFRESH-1 @needs-authorization-approval
+  Scenario: A refresh answers with a new refresh token
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a refresh token
+    When the client refreshes with the refresh token
+    Then the token endpoint issues an access token
+    And the token response carries a refresh token other than the one presented
+
+  @REFRESH-2 @needs-authorization-approval
+  Scenario: A refresh token used once is refused when presented again
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a refresh token
+    When the client refreshes with the refresh token
+    Then the token endpoint issues an access token
+    When the client refreshes with the same refresh token again
+    Then the token endpoint refuses the request

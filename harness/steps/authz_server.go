@@ -1,0 +1,600 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/conform-mcp/conform/harness/authcode"
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// authzClient is the public client the suite registers once per run with
+// the authorization server, so that a server with a registration limit is
+// asked as few times as the pack allows.
+type authzClient struct {
+	mu       sync.Mutex
+	clientID string
+}
+
+// asFlow is one scenario's progress through the authorization code flow.
+type asFlow struct {
+	md       *authcode.Metadata
+	clientID string
+	// resp is the last authorization response; respEx its exchange when the
+	// harness sent the request itself.
+	resp   *authorizeAnswer
+	code   string
+	verify string
+	// token is the last token endpoint answer.
+	token *oauthclient.Reply
+	// refresh is the refresh token first issued.
+	refresh string
+}
+
+// authorizeAnswer is what the authorization endpoint did with a request.
+type authorizeAnswer struct {
+	status   int
+	location string
+	// redirected is true when the answer sent the user agent to the
+	// request's redirect_uri; params are its query then.
+	redirected bool
+	params     url.Values
+	ex         wire.Exchange
+	// approved is true when the answer came through the approval command.
+	approved bool
+}
+
+// registerAuthzServer binds the steps that drive the authorization server
+// (discovery.3, security.2, 4 and 6, authorization.5 and 7.1).
+func (st *State) registerAuthzServer(sc stepContext) {
+	sc.Step(`^the authorization server's metadata, found the way a client finds it$`, st.discoverAS)
+	sc.Step(`^the authorization server metadata names an authorization_endpoint and a token_endpoint$`, st.asNamesEndpoints)
+	sc.Step(`^the authorization server metadata's issuer is the identifier its well-known URI was built from$`, st.asIssuerMatches)
+	sc.Step(`^the authorization server metadata's code_challenge_methods_supported includes "([^"]*)"$`, st.asMethodListed)
+	sc.Step(`^the authorization server metadata's code_challenge_methods_supported does not include "([^"]*)"$`, st.asMethodNotListed)
+	sc.Step(`^the authorization server metadata's client_id_metadata_document_supported is true$`, st.asCIMD)
+	sc.Step(`^the authorization server metadata advertises authorization_response_iss_parameter_supported$`, st.asAdvertisesIss)
+
+	sc.Step(`^a public client registered with the authorization server$`, st.publicClient)
+	sc.Step(`^a public client registers at the advertised registration_endpoint$`, st.registerAtAS)
+	sc.Step(`^the registration answers 201 with a client_id$`, st.registrationAnswered)
+
+	sc.Step(`^the client sends an authorization request without code_challenge$`, func(ctx context.Context) error {
+		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" })
+	})
+	sc.Step(`^the client sends an authorization request with code_challenge_method "([^"]*)"$`, func(ctx context.Context, m string) error {
+		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Method = m })
+	})
+	sc.Step(`^the client sends an authorization request whose redirect_uri extends the registered one's path$`, func(ctx context.Context) error {
+		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = extended(r.RedirectURI) })
+	})
+	sc.Step(`^the client's authorization request is approved$`, st.approveAuthorization)
+	sc.Step(`^an authorization code issued to the client for an S256 code_challenge$`, st.codeIssued)
+	sc.Step(`^the authorization server refuses the authorization request$`, st.authorizationRefused)
+	sc.Step(`^the authorization server does not redirect to that redirect_uri$`, st.noRedirectToUnregistered)
+	sc.Step(`^the authorization server answers by redirecting to the redirect_uri with an error$`, st.errorRedirect)
+	sc.Step(`^the authorization response carries iss$`, st.responseCarriesIss)
+	sc.Step(`^the authorization response carries a code$`, st.responseCarriesCode)
+	sc.Step(`^when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported$`, st.issAdvertisedWhenSent)
+	sc.Step(`^the authorization response's iss is the metadata's issuer$`, st.issIsIssuer)
+
+	sc.Step(`^the client redeems the code$`, func(ctx context.Context) error { return st.redeem(ctx, nil) })
+	sc.Step(`^the client redeems the code again$`, func(ctx context.Context) error { return st.redeem(ctx, nil) })
+	sc.Step(`^the client redeems the code without code_verifier$`, func(ctx context.Context) error {
+		return st.redeem(ctx, func(f url.Values) { f.Del("code_verifier") })
+	})
+	sc.Step(`^the client redeems the code with another code_verifier$`, func(ctx context.Context) error {
+		return st.redeem(ctx, func(f url.Values) { other, _ := authcode.PKCE(); f.Set("code_verifier", other) })
+	})
+	sc.Step(`^the client redeems the code with a redirect_uri that extends the registered one's path$`, func(ctx context.Context) error {
+		return st.redeem(ctx, func(f url.Values) { f.Set("redirect_uri", extended(f.Get("redirect_uri"))) })
+	})
+	sc.Step(`^the client redeemed the code for a refresh token$`, st.redeemedForRefresh)
+	sc.Step(`^the client refreshes with the refresh token$`, st.refreshOnce)
+	sc.Step(`^the client refreshes with the same refresh token again$`, st.refreshOnce)
+	sc.Step(`^the token endpoint issues an access token$`, st.tokenIssued)
+	sc.Step(`^the token endpoint refuses the request$`, func() error { return st.tokenRefused("") })
+	sc.Step(`^the token endpoint refuses the request with "([^"]*)"$`, st.tokenRefused)
+	sc.Step(`^the token response carries a refresh token other than the one presented$`, st.refreshRotated)
+}
+
+// extended is a redirect URI the client did not register: the registered
+// one with its path extended, so scheme, host and port stay (a loopback
+// redirect URI may change its port, OAuth 2.1 section 8.4.2).
+func extended(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return redirectURI + "/unregistered"
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/unregistered"
+	return u.String()
+}
+
+func (st *State) redirectURI() string { return st.Target.Profile.MCPAuthorization.RedirectURI }
+
+// discoverAS finds the authorization server as a client would: the profile's
+// issuer, else the first the protected resource metadata names; then its
+// metadata in the order discovery.3 gives. Finding none is a departure from
+// ASM-1.
+func (st *State) discoverAS(ctx context.Context) error {
+	if st.authz.as.md != nil {
+		return nil
+	}
+	issuer := st.Target.Profile.MCPAuthorization.Issuer
+	if issuer == "" {
+		r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
+		if err := st.took(r, err); err != nil {
+			return err
+		}
+		challenge := ""
+		if r.Status == http.StatusUnauthorized {
+			challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+		}
+		if issuer, err = authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), challenge); err != nil {
+			return st.skip(err.Error() + " (PRM-1 and PRM-2 check that); set mcp_authorization.issuer to check an authorization server anyway")
+		}
+	}
+	md, tried, err := authcode.Discover(ctx, st.Target.HTTP, issuer)
+	if err != nil {
+		return st.depart("authorization server metadata of "+issuer, "an HTTP response", err.Error())
+	}
+	if md == nil {
+		var seen []string
+		var exs []wire.Exchange
+		for _, r := range tried {
+			seen = append(seen, fmt.Sprintf("%s answered HTTP %d", r.Exchange.URL, r.Status))
+			exs = append(exs, r.Exchange)
+		}
+		return st.depart("authorization server metadata (discovery.3)", "RFC 8414 or OpenID Connect Discovery metadata at a well-known URI of "+issuer,
+			strings.Join(seen, "; "), exs...)
+	}
+	st.authz.as.md = md
+	return nil
+}
+
+// usableAS is the authorization server a flow can be run against: found,
+// and naming the endpoints of the code flow. When it is not, the scenario is
+// not run: ASM-1 and ASM-3 are what fail for it.
+func (st *State) usableAS(ctx context.Context) error {
+	if err := st.discoverAS(ctx); err != nil {
+		var d *outcome.Departure
+		if errors.As(err, &d) {
+			return st.skip("no authorization server metadata to run the flow with (ASM-1 checks discovery): " + d.Actual)
+		}
+		return err
+	}
+	md := st.authz.as.md
+	for _, k := range []string{"authorization_endpoint", "token_endpoint"} {
+		if u, err := url.Parse(md.String(k)); err != nil || u.Scheme == "" || u.Host == "" {
+			return st.skip("the authorization server metadata names no absolute " + k + " (ASM-3 checks that)")
+		}
+	}
+	return nil
+}
+
+func (st *State) needAS() (*authcode.Metadata, error) {
+	if st.authz.as.md == nil {
+		return nil, fmt.Errorf("no authorization server metadata yet: the scenario must find it first")
+	}
+	return st.authz.as.md, nil
+}
+
+func (st *State) asNamesEndpoints() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, k := range []string{"authorization_endpoint", "token_endpoint"} {
+		if u, err := url.Parse(md.String(k)); err != nil || u.Scheme == "" || u.Host == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2)", "an absolute "+strings.Join(missing, " and "), "none", md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *State) asIssuerMatches() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if got := md.String("issuer"); got != md.Issuer {
+		return st.depart("issuer of the metadata at "+md.URL+" (RFC 8414 3.3)", fmt.Sprintf("%q", md.Issuer), fmt.Sprintf("%q", got), md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *State) asMethodListed(method string) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(md.Strings("code_challenge_methods_supported"), method) {
+		return st.depart("code_challenge_methods_supported (security.4)", "a list including "+method,
+			jsonText(md.Reply.JSON["code_challenge_methods_supported"]), md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *State) asMethodNotListed(method string) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if slices.Contains(md.Strings("code_challenge_methods_supported"), method) {
+		return st.skip("the metadata lists " + method + " among code_challenge_methods_supported, and OAuth 2.1 lets a server that lists it accept it")
+	}
+	return nil
+}
+
+func (st *State) asCIMD() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if !md.Bool("client_id_metadata_document_supported") {
+		return st.depart("client_id_metadata_document_supported (authorization.3)", "true", jsonText(md.Reply.JSON["client_id_metadata_document_supported"]), md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *State) asAdvertisesIss(ctx context.Context) error {
+	if err := st.usableAS(ctx); err != nil {
+		return err
+	}
+	if !st.authz.as.md.Bool("authorization_response_iss_parameter_supported") {
+		return st.skip("the metadata does not advertise authorization_response_iss_parameter_supported, so iss is not promised")
+	}
+	return nil
+}
+
+// publicClient is the client the scenario uses: the profile's, else the one
+// registered earlier in the run, else a new registration.
+func (st *State) publicClient(ctx context.Context) error {
+	if err := st.usableAS(ctx); err != nil {
+		return err
+	}
+	if id := st.Target.Profile.MCPAuthorization.ClientID; id != "" {
+		st.authz.as.clientID = id
+		return nil
+	}
+	st.authzClient.mu.Lock()
+	defer st.authzClient.mu.Unlock()
+	if st.authzClient.clientID != "" {
+		st.authz.as.clientID = st.authzClient.clientID
+		return nil
+	}
+	endpoint := st.authz.as.md.String("registration_endpoint")
+	if endpoint == "" {
+		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
+	}
+	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	if err != nil {
+		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
+	}
+	id, _ := r.String("client_id")
+	if r.Status/100 != 2 || id == "" {
+		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
+	}
+	st.authzClient.clientID = id
+	st.authz.as.clientID = id
+	return nil
+}
+
+func (st *State) registerAtAS(ctx context.Context) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	endpoint := md.String("registration_endpoint")
+	if endpoint == "" {
+		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
+	}
+	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	if err != nil {
+		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
+	}
+	st.oauth = r
+	return nil
+}
+
+func (st *State) registrationAnswered() error {
+	r := st.oauth
+	if r == nil {
+		return fmt.Errorf("no registration sent yet")
+	}
+	if id, _ := r.String("client_id"); r.Status != http.StatusCreated || id == "" {
+		return st.depart("registration (RFC 7591 3.2.1)", "HTTP 201 with a client_id", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// request is a valid authorization request of the scenario's client.
+func (st *State) request() (authcode.Request, string) {
+	verifier, challenge := authcode.PKCE()
+	return authcode.Request{
+		Endpoint: st.authz.as.md.String("authorization_endpoint"), ClientID: st.authz.as.clientID,
+		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: "conform-state",
+		Resource: st.endpoint(), Scope: st.Target.Profile.MCPAuthorization.Scope,
+	}, verifier
+}
+
+// sendAuthorization sends an authorization request the harness changed
+// itself, without a person: a server refuses a bad request before it asks
+// anyone (OAuth 2.1 section 4.1.2.1), so the answer is read as is. Only a
+// page that may be a consent page is handed to the approval command.
+func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Request)) error {
+	req, _ := st.request()
+	change(&req)
+	u, err := req.URL()
+	if err != nil {
+		return err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	noFollow := *st.Target.HTTP
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Do(hreq)
+	if err != nil {
+		return st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
+	a := &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil)}
+	if a.location != "" {
+		if loc, err := resp.Location(); err == nil {
+			a.location = loc.String()
+		}
+	}
+	if resp.StatusCode/100 == 3 && a.location != "" {
+		if r, err := authcode.ReadRedirect(a.location, req.RedirectURI); err == nil && r.ToRedirectURI {
+			a.redirected, a.params = true, r.Params
+		}
+	}
+	// A page, or a redirect elsewhere (a login page), may lead to consent:
+	// only the approval command can say where it ends.
+	if !a.redirected && (resp.StatusCode == http.StatusOK || resp.StatusCode/100 == 3) && st.Target.ApproveAuthorization != nil {
+		if loc, err := st.Target.ApproveAuthorization(ctx, u); err == nil {
+			if r, err := authcode.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
+				a.redirected, a.params, a.location, a.approved = true, r.Params, loc, true
+			}
+		}
+	}
+	st.authz.as.resp = a
+	return nil
+}
+
+func (st *State) needAnswer() (*authorizeAnswer, error) {
+	if st.authz.as.resp == nil {
+		return nil, fmt.Errorf("no authorization request sent yet")
+	}
+	return st.authz.as.resp, nil
+}
+
+func (a *authorizeAnswer) describe() string {
+	switch {
+	case a.redirected:
+		return "a redirect to " + a.location
+	case a.location != "":
+		return fmt.Sprintf("HTTP %d to %s", a.status, a.location)
+	}
+	return fmt.Sprintf("HTTP %d", a.status)
+}
+
+// authorizationRefused: a refusal is a redirect to the redirect_uri with
+// error (OAuth 2.1 section 4.1.2.1), or an error status; a code is an
+// acceptance. A page the harness cannot follow without the approval command
+// leaves the scenario not run.
+func (st *State) authorizationRefused() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.redirected && a.params.Get("code") != "":
+		return st.depart("authorization response", "a refusal (error=invalid_request)", "a code: "+a.location, a.ex)
+	case a.redirected && a.params.Get("error") != "":
+		return nil
+	case a.status >= 400 && a.status < 500:
+		return nil
+	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
+	}
+	return st.depart("authorization response", "a refusal: a redirect to the redirect_uri with error, or a 4xx", a.describe(), a.ex)
+}
+
+func (st *State) noRedirectToUnregistered() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if a.redirected {
+		return st.depart("authorization response (security.6)", "no redirect to the unregistered redirect_uri", a.describe(), a.ex)
+	}
+	if a.status/100 == 3 && st.Target.ApproveAuthorization == nil {
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may lead to the redirect_uri after consent: set oauth.authorization_approval_command", a.describe()))
+	}
+	return nil
+}
+
+func (st *State) errorRedirect() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if !a.redirected || a.params.Get("error") == "" {
+		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization response to read iss from (PKCE-2 judges the refusal)", a.describe()))
+	}
+	return nil
+}
+
+func (st *State) responseCarriesIss() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if a.params.Get("iss") == "" {
+		return st.depart("authorization response (RFC 9207 2)", "an iss parameter", a.location, a.ex)
+	}
+	return nil
+}
+
+func (st *State) responseCarriesCode() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if a.params.Get("code") == "" {
+		return st.depart("authorization response (OAuth 2.1 4.1.2)", "a code for the approved request", a.describe(), a.ex)
+	}
+	return nil
+}
+
+func (st *State) issAdvertisedWhenSent() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if a.params.Get("iss") == "" {
+		return st.skip("the authorization response carries no iss, so nothing need be advertised (ISS-3 asks for iss)")
+	}
+	if md := st.authz.as.md; !md.Bool("authorization_response_iss_parameter_supported") {
+		return st.depart("authorization_response_iss_parameter_supported (RFC 9207 2.3)", "true, since responses carry iss",
+			jsonText(md.Reply.JSON["authorization_response_iss_parameter_supported"]), md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *State) issIsIssuer() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	want := st.authz.as.md.String("issuer")
+	if got := a.params.Get("iss"); got != want {
+		return st.depart("iss of the authorization response (RFC 9207 2)", fmt.Sprintf("%q, the metadata's issuer", want), fmt.Sprintf("%q in %s", got, a.location), a.ex)
+	}
+	return nil
+}
+
+// approveAuthorization sends a valid request through the approval command.
+func (st *State) approveAuthorization(ctx context.Context) error {
+	if st.Target.ApproveAuthorization == nil {
+		return st.skip(st.Target.Lacks("authorization-approval"))
+	}
+	req, verifier := st.request()
+	r, err := authcode.Authorize(ctx, st.Target.ApproveAuthorization, req)
+	if err != nil {
+		return st.skip("the approval command could not complete the authorization: " + err.Error())
+	}
+	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params, approved: true}
+	st.authz.as.verify = verifier
+	return nil
+}
+
+func (st *State) codeIssued(ctx context.Context) error {
+	if err := st.approveAuthorization(ctx); err != nil {
+		return err
+	}
+	if err := st.responseCarriesCode(); err != nil {
+		return err
+	}
+	st.authz.as.code = st.authz.as.resp.params.Get("code")
+	return nil
+}
+
+func (st *State) redeem(ctx context.Context, change func(url.Values)) error {
+	as := &st.authz.as
+	if as.code == "" {
+		return fmt.Errorf("no authorization code yet")
+	}
+	form := authcode.CodeForm(as.code, as.clientID, st.redirectURI(), as.verify, st.endpoint())
+	if change != nil {
+		change(form)
+	}
+	return st.tokenRequest(ctx, form)
+}
+
+func (st *State) tokenRequest(ctx context.Context, form url.Values) error {
+	endpoint := st.authz.as.md.String("token_endpoint")
+	r, err := authcode.Token(ctx, st.Target.HTTP, endpoint, form)
+	if err != nil {
+		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
+	}
+	st.authz.as.token = r
+	if tok, _ := r.String("access_token"); tok != "" {
+		st.flow.issued = tok
+	}
+	return nil
+}
+
+func (st *State) redeemedForRefresh(ctx context.Context) error {
+	if err := st.redeem(ctx, nil); err != nil {
+		return err
+	}
+	if err := st.tokenIssued(); err != nil {
+		return err
+	}
+	rt, _ := st.authz.as.token.String("refresh_token")
+	if rt == "" {
+		return st.skip("the authorization server issued no refresh token; MCP leaves that to it, so there is nothing to rotate")
+	}
+	st.authz.as.refresh = rt
+	return nil
+}
+
+func (st *State) refreshOnce(ctx context.Context) error {
+	as := &st.authz.as
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.clientID}, "resource": {st.endpoint()}}
+	return st.tokenRequest(ctx, form)
+}
+
+func (st *State) tokenIssued() error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	if tok, _ := r.String("access_token"); r.Status != http.StatusOK || tok == "" {
+		return st.depart("token response (OAuth 2.1 3.2.3)", "HTTP 200 with an access_token", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+func (st *State) tokenRefused(code string) error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	got, _ := r.String("error")
+	want := "an error response (HTTP 400 with error)"
+	if code != "" {
+		want = fmt.Sprintf("HTTP 400 with error %q", code)
+	}
+	if r.Status < 400 || r.Status >= 500 || got == "" || (code != "" && got != code) {
+		return st.depart("token response (OAuth 2.1 3.2.4)", want, describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+func (st *State) refreshRotated() error {
+	r := st.authz.as.token
+	next, _ := r.String("refresh_token")
+	if next == "" || next == st.authz.as.refresh {
+		return st.depart("refresh token rotation (OAuth 2.1 4.3.1)", "a new refresh_token", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
