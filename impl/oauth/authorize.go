@@ -40,6 +40,9 @@ func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Va
 			return fail("The parameter " + name + " is repeated.")
 		}
 	}
+	if err := s.ensureMetadataClient(r, v.Get("client_id")); err != nil {
+		return fail("The application's client metadata document cannot be used: " + err.Error())
+	}
 	now := s.clock.Now()
 	var client store.Client
 	var known bool

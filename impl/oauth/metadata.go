@@ -32,6 +32,8 @@ type authorizationServer struct {
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 	// RFC 9207: the authorization response carries iss.
 	AuthorizationResponseIssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
+	// A client_id may be the URL of a client metadata document (cimd.go).
+	ClientIDMetadataDocumentSupported bool `json:"client_id_metadata_document_supported"`
 }
 
 // handleProtectedResource is GET /.well-known/oauth-protected-resource.
@@ -56,6 +58,7 @@ func (s *Server) handleAuthorizationServer(w http.ResponseWriter, r *http.Reques
 		CodeChallengeMethodsSupported:              []string{"S256"},
 		TokenEndpointAuthMethodsSupported:          []string{"none"},
 		AuthorizationResponseIssParameterSupported: true,
+		ClientIDMetadataDocumentSupported:          true,
 	})
 }
 

@@ -71,6 +71,9 @@ type Server struct {
 	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
 	wrongTries *limiter
 
+	// cimd fetches Client ID Metadata Documents (cimd.go).
+	cimd *cimdFetcher
+
 	sweepMu   sync.Mutex
 	nextSweep time.Time
 }
@@ -110,6 +113,7 @@ func New(o Options) (*Server, error) {
 		deviceByPeer:   newLimiter(o.DeviceBurst, o.DeviceEvery),
 		deviceByClient: newLimiter(max(o.DeviceBurst/3, 1), 3*o.DeviceEvery),
 		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
+		cimd:           newCIMDFetcher(),
 	}
 	s.maybeSweep(s.clock.Now())
 	return s, nil

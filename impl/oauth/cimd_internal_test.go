@@ -1,0 +1,133 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/impl/store"
+)
+
+var _ = Describe("Client ID Metadata Documents", func() {
+	DescribeTable("take as a metadata URL only an https URL with a path",
+		func(id string, want bool) { Expect(isMetadataClientID(id)).To(Equal(want)) },
+		Entry("a document URL", "https://app.example/oauth/client.json", true),
+		Entry("a registered client_id", "c0ffee", false),
+		Entry("plain http", "http://app.example/client.json", false),
+		Entry("no path", "https://app.example", false),
+		Entry("a fragment", "https://app.example/client.json#x", false),
+		Entry("credentials", "https://u:p@app.example/client.json", false),
+		Entry("a dot segment", "https://app.example/a/../client.json", false),
+	)
+
+	DescribeTable("dial only public addresses",
+		func(addr string, public bool) {
+			err := publicOnly("tcp", addr, nil)
+			if public {
+				Expect(err).NotTo(HaveOccurred())
+			} else {
+				Expect(err).To(MatchError(errPrivateAddress))
+			}
+		},
+		Entry("loopback", "127.0.0.1:443", false),
+		Entry("IPv6 loopback", "[::1]:443", false),
+		Entry("a private network", "10.1.2.3:443", false),
+		Entry("link-local (cloud metadata)", "169.254.169.254:80", false),
+		Entry("unspecified", "0.0.0.0:443", false),
+		Entry("a public address", "93.184.216.34:443", true),
+	)
+
+	Describe("fetching a document", func() {
+		var (
+			srv  *httptest.Server
+			docs map[string]string
+			f    *cimdFetcher
+		)
+		BeforeEach(func() {
+			docs = map[string]string{}
+			srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/moved.json" {
+					http.Redirect(w, r, "/client.json", http.StatusFound)
+					return
+				}
+				body, ok := docs[r.URL.Path]
+				if !ok {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(body))
+			}))
+			DeferCleanup(srv.Close)
+			// The test server is on loopback, which the real fetcher refuses.
+			f = &cimdFetcher{hc: srv.Client()}
+			f.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		})
+		doc := func(path string, fields map[string]any) string {
+			id := srv.URL + path
+			if _, ok := fields["client_id"]; !ok {
+				fields["client_id"] = id
+			}
+			b, _ := json.Marshal(fields)
+			docs[path] = string(b)
+			return id
+		}
+
+		It("accepts a document that names itself and a redirect URI", func(ctx context.Context) {
+			id := doc("/client.json", map[string]any{"client_name": "App", "redirect_uris": []string{"http://127.0.0.1:9000/cb"}})
+			d, err := f.fetch(ctx, id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(d.RedirectURIs).To(Equal([]string{"http://127.0.0.1:9000/cb"}))
+		})
+
+		DescribeTable("refuses a document it cannot trust",
+			func(ctx context.Context, fields map[string]any, message string) {
+				id := doc("/client.json", fields)
+				_, err := f.fetch(ctx, id)
+				Expect(err).To(MatchError(ContainSubstring(message)))
+			},
+			Entry("another client's URL", map[string]any{"client_id": "https://other.example/client.json", "redirect_uris": []string{"https://app.example/cb"}}, "not its own URL"),
+			Entry("no redirect URIs", map[string]any{}, "no redirect_uris"),
+			Entry("a redirect URI the host refuses", map[string]any{"redirect_uris": []string{"http://app.example/cb"}}, "redirect_uris must be https"),
+			Entry("a confidential client", map[string]any{"redirect_uris": []string{"https://app.example/cb"}, "token_endpoint_auth_method": "client_secret_basic"}, "only none"),
+			Entry("a body beyond the bound", map[string]any{"redirect_uris": []string{"https://app.example/cb"}, "client_name": strings.Repeat("x", cimdMaxBytes)}, "larger than"),
+		)
+
+		It("follows no redirect", func(ctx context.Context) {
+			doc("/client.json", map[string]any{"redirect_uris": []string{"https://app.example/cb"}})
+			_, err := f.fetch(ctx, srv.URL+"/moved.json")
+			Expect(err).To(MatchError(ContainSubstring("answered 302")))
+		})
+
+		It("lets an authorization request of a metadata client reach the consent page, and stores the client", func() {
+			st, err := store.Open(filepath.Join(GinkgoT().TempDir(), "oauth.db"))
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(st.Close)
+			s, err := New(Options{Store: st})
+			Expect(err).NotTo(HaveOccurred())
+			s.cimd = f
+			id := doc("/client.json", map[string]any{"client_name": "Metadata App", "redirect_uris": []string{"http://127.0.0.1:9000/cb"}})
+			mux := http.NewServeMux()
+			s.Register(mux)
+			q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1:9000/cb"},
+				"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}}
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/oauth/authorize?"+q.Encode(), nil))
+			Expect(rec.Code).To(Equal(http.StatusOK))
+			Expect(rec.Body.String()).To(ContainSubstring("Metadata App"))
+			Expect(st.View(func(tx *store.Tx) error {
+				c, ok, err := tx.Client(id)
+				Expect(ok).To(BeTrue())
+				Expect(c.RedirectURIs).To(Equal([]string{"http://127.0.0.1:9000/cb"}))
+				return err
+			})).To(Succeed())
+		})
+	})
+})
