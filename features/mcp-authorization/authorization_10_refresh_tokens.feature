@@ -1,4 +1,5 @@
 # MCP Authorization, section 10 Refresh Tokens.
+@needs-authorization
 Feature: authorization.10 Refresh tokens
   Refresh tokens are the authorization server's business, not a resource
   requirement: the server does not ask for offline_access, neither in its

@@ -1,4 +1,5 @@
 # MCP Authorization, section 11.1 Scope Challenge Handling (RFC 6750 section 3.1).
+@needs-authorization
 Feature: authorization.11.1 Scope challenge handling
   A token valid for the server but without the scope an operation needs
   answers 403 with a Bearer challenge whose error is insufficient_scope and

@@ -1,5 +1,6 @@
 # MCP Authorization, sections 3 and 5 Client Registration (RFC 7591; OAuth
 # Client ID Metadata Documents).
+@needs-authorization
 Feature: authorization.5 Client registration
   Authorization servers should support Client ID Metadata Documents and say
   so in their metadata; one that names a registration_endpoint registers a

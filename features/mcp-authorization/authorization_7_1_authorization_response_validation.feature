@@ -1,4 +1,5 @@
 # MCP Authorization, section 7.1 Authorization Response Validation (RFC 9207).
+@needs-authorization
 Feature: authorization.7.1 The issuer in authorization responses
   The authorization server should name itself with iss in every
   authorization response, errors included; one that does advertises it in its

@@ -1,5 +1,6 @@
 # MCP Authorization, section 9.2 Token Handling (with 11 Error Handling;
 # OAuth 2.1 sections 5.2 and 5.3, RFC 6750 section 3, RFC 8707 section 2).
+@needs-authorization
 Feature: authorization.9.2 Token handling
   The server validates every access token as an OAuth 2.1 resource server and
   accepts only tokens issued for it. A missing, malformed, unknown, expired

@@ -1,4 +1,5 @@
 # MCP Authorization Server Discovery, section 1 (RFC 9728 section 2).
+@needs-authorization
 Feature: discovery.1 Authorization server location
   The protected resource metadata of an MCP server names the authorization
   servers that issue its tokens: authorization_servers holds at least one.

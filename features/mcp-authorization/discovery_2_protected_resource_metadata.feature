@@ -1,4 +1,5 @@
 # MCP Authorization Server Discovery, section 2 (RFC 9728 sections 3 and 5.1).
+@needs-authorization
 Feature: discovery.2 Protected resource metadata discovery
   A client finds the protected resource metadata through the resource_metadata
   parameter of the 401 challenge, or else at the well-known URI built from the

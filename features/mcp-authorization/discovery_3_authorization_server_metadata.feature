@@ -2,6 +2,7 @@
 # OpenID Connect Discovery 1.0). The authorization server is the first one
 # the protected resource metadata names, or mcp_authorization.issuer; it may
 # sit on another origin than the MCP server.
+@needs-authorization
 Feature: discovery.3 Authorization server metadata discovery
   A client tries the issuer's well-known URIs in the order the specification
   gives: for an issuer with a path, RFC 8414 with the path inserted, OpenID

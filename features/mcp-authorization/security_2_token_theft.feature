@@ -2,6 +2,7 @@
 # section 4.3.1). The MCP specification lets the authorization server decide
 # whether to issue refresh tokens at all; when it issues none, these
 # scenarios are not run.
+@needs-authorization
 Feature: security.2 Refresh token rotation
   For a public client the authorization server rotates refresh tokens: a
   refresh answers with a new refresh token, and the one used is refused if

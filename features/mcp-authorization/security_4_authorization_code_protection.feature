@@ -1,5 +1,6 @@
 # MCP Authorization Security Considerations, section 4 Authorization Code
 # Protection (OAuth 2.1 sections 4.1.1, 4.1.2, 4.1.3 and 7.5.2; RFC 7636).
+@needs-authorization
 Feature: security.4 Authorization code protection
   The authorization server advertises PKCE with S256 and enforces it: an
   authorization request of a public client without code_challenge is

@@ -1,5 +1,6 @@
 # MCP Authorization Security Considerations, section 6 Open Redirection
 # (OAuth 2.1 sections 4.1.1, 4.1.2.1 and 4.1.3).
+@needs-authorization
 Feature: security.6 Open redirection
   The authorization server matches redirect URIs exactly against the ones the
   client registered, at the authorization endpoint, and the token endpoint

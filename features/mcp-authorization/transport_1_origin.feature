@@ -1,4 +1,5 @@
 # MCP Streamable HTTP transport, section 1 Security & Endpoint.
+@needs-authorization
 Feature: transport.1 Origin validation
   The server validates the Origin header of every request, against DNS
   rebinding: a request whose Origin is present and invalid answers 403

@@ -172,3 +172,12 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("registration refused", fakeauthz.RegistrationRefused, []string{asRegistration}, flowScenarios, "RFC 7591"),
 	)
 })
+
+var _ = Describe("the mcp-authorization pack against a server that does not implement authorization", func() {
+	It("runs nothing, fails nothing, and says why: authorization is optional", func() {
+		run := runAuthz(fakeauthz.AnonymousServed, fakeauthz.MetadataUndiscoverable)
+		Expect(withStatus(run, outcome.NotRun)).To(HaveLen(len(run.Results)), describeRun(run))
+		Expect(run.Results[0].Reason).To(ContainSubstring("does not implement MCP authorization, which is optional"))
+		Expect(run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	})
+})

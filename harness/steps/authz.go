@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/wire"
@@ -508,4 +509,44 @@ func (st *State) originControl() error {
 		return st.skip("the server answers 403 even without an Origin header, so a 403 with one would not show Origin validation")
 	}
 	return nil
+}
+
+// protection is whether the server implements MCP authorization, found out
+// once per run. Authorization is optional for MCP implementations
+// (authorization.1.2): a server that neither challenges the request that
+// needs authorization nor serves protected resource metadata has opted out,
+// and the pack does not apply to it; it is not failed for that.
+type protection struct {
+	once sync.Once
+	why  string
+}
+
+func (p *protection) reason(ctx context.Context, st *State) string {
+	p.once.Do(func() { p.why = st.probeProtection(ctx) })
+	return p.why
+}
+
+func (st *State) probeProtection(ctx context.Context) string {
+	r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
+	if err != nil {
+		return "" // the scenarios report the server unreachable
+	}
+	if r.Status == http.StatusUnauthorized {
+		return ""
+	}
+	pathURI, rootURI, _, err := wellKnown(st.endpoint())
+	if err != nil {
+		return ""
+	}
+	for _, u := range []string{pathURI, rootURI} {
+		if u == "" {
+			continue
+		}
+		if d, err := st.fetchMetadata(ctx, u); err == nil && d.status == http.StatusOK && d.object != nil {
+			return ""
+		}
+	}
+	return fmt.Sprintf("not applicable: the server answered the request that needs authorization (mcp_authorization.protected_request, %s) "+
+		"with HTTP %d and serves no protected resource metadata, so it does not implement MCP authorization, which is optional "+
+		"(authorization.1.2); if it does, name a request it serves only with a token", st.protected().Method, r.Status)
 }

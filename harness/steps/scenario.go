@@ -85,6 +85,9 @@ type Suite struct {
 	clients clientCache
 	// authzClient is the mcp-authorization pack's client, registered once per run.
 	authzClient authzClient
+	// protection says once per run whether the server implements MCP
+	// authorization at all.
+	protection protection
 }
 
 // NewSuite prepares the shared clients for a target.
@@ -138,6 +141,11 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 				}
 				if reason := s.Target.Lacks(capability); reason != "" {
 					return ctx, st.skip(reason)
+				}
+				if capability == target.NeedsAuthorization {
+					if reason := s.protection.reason(ctx, st); reason != "" {
+						return ctx, st.skip(reason)
+					}
 				}
 			}
 			return ctx, nil

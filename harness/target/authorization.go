@@ -29,6 +29,9 @@ const (
 	NeedsExpiredToken          = "expired-token"
 	NeedsOtherResourceToken    = "other-resource-token"
 	NeedsLimitedToken          = "limited-token"
+	// NeedsAuthorization marks what only a server that implements MCP
+	// authorization can be judged by; the steps find that out by asking it.
+	NeedsAuthorization = "authorization"
 )
 
 // CommandAuthorizationApprover runs an authorization approval command with
@@ -66,6 +69,8 @@ func (t *Target) lacksAuthorization(capability string) (string, bool) {
 		if t.Tokens.OtherResource == "" {
 			return fmt.Sprintf("needs a token the authorization server issued for another resource: set mcp_authorization.other_resource_token_env (now %q)", a.OtherResourceTokenEnv), true
 		}
+	case NeedsAuthorization:
+		// Decided by probing the server (steps), not by the profile.
 	case NeedsLimitedToken:
 		if t.Tokens.Limited == "" {
 			return fmt.Sprintf("needs a token without the scope of mcp_authorization.scoped_request: set mcp_authorization.limited_token_env (now %q)", a.LimitedTokenEnv), true
