@@ -1,10 +1,11 @@
 # MCP Streamable HTTP transport, section 1 Security & Endpoint.
-@needs-authorization
 Feature: transport.1 Origin validation
   The server validates the Origin header of every request, against DNS
   rebinding: a request whose Origin is present and invalid answers 403
   Forbidden. The same request without an Origin must be answered otherwise,
-  so that the 403 is known to come from the Origin.
+  so that the 403 is known to come from the Origin. Unlike the rest of the
+  pack, this is a rule of the transport, binding on every MCP server over
+  streamable HTTP, whether or not it implements authorization.
 
   @ORIGIN-1
   Scenario: A request with an invalid Origin answers 403 Forbidden

@@ -18,9 +18,9 @@ func consentApprover(base, ownerSecret string, hc *http.Client) target.Approver 
 }
 
 // roleApprover approves an authorization request on the reference host's
-// consent page with the given role and returns the redirect.
-func roleApprover(hc *http.Client, role string) target.AuthorizationApprover {
+// consent page as its owner, with the given role, and returns the redirect.
+func roleApprover(hc *http.Client, ownerSecret, role string) target.AuthorizationApprover {
 	return func(ctx context.Context, authorizationURL string) (string, error) {
-		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, role)
+		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, ownerSecret, role)
 	}
 }

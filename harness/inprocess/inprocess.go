@@ -89,8 +89,8 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
-	t.ApproveAuthorization = roleApprover(hc, "owner")
-	if err := authorizationTokens(ctx, t, clk); err != nil {
+	t.ApproveAuthorization = roleApprover(hc, main.ownerSecret, "owner")
+	if err := authorizationTokens(ctx, t, clk, main.ownerSecret); err != nil {
 		stop()
 		return nil, nil, err
 	}
@@ -104,7 +104,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 // moves past its lifetime; a device-grant credential never expires (source
 // section 2), so nothing else the suite holds is touched. The limited token
 // is a guest's.
-func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual) error {
+func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual, ownerSecret string) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
 	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: t.Profile.MCPAuthorization.RedirectURI}
@@ -121,7 +121,7 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 	t.Tokens.Expired = access
 	// A guest's token, issued after the clock moved, lacks the write scope
 	// the profile's privileged write needs (PRODUCT.md section 6: roles).
-	flow.Approve = roleApprover(t.HTTP, "guest")
+	flow.Approve = roleApprover(t.HTTP, ownerSecret, "guest")
 	limited, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
 		return fmt.Errorf("obtain a guest's token through the authorization code flow: %w", err)

@@ -106,22 +106,25 @@ var _ = Describe("Client ID Metadata Documents", func() {
 			Expect(err).To(MatchError(ContainSubstring("answered 302")))
 		})
 
-		It("lets an authorization request of a metadata client reach the consent page, and stores the client", func() {
+		It("lets the owner approve an authorization request of a metadata client, and stores the client", func(ctx context.Context) {
 			st, err := store.Open(filepath.Join(GinkgoT().TempDir(), "oauth.db"))
 			Expect(err).NotTo(HaveOccurred())
 			DeferCleanup(st.Close)
+			Expect(st.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf("owner-secret")) })).To(Succeed())
 			s, err := New(Options{Store: st})
 			Expect(err).NotTo(HaveOccurred())
 			s.cimd = f
 			id := doc("/client.json", map[string]any{"client_name": "Metadata App", "redirect_uris": []string{"http://127.0.0.1:9000/cb"}})
 			mux := http.NewServeMux()
 			s.Register(mux)
+			host := httptest.NewServer(mux)
+			DeferCleanup(host.Close)
 			q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1:9000/cb"},
 				"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}}
-			rec := httptest.NewRecorder()
-			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/oauth/authorize?"+q.Encode(), nil))
-			Expect(rec.Code).To(Equal(http.StatusOK))
-			Expect(rec.Body.String()).To(ContainSubstring("Metadata App"))
+			loc, err := ApproveAuthorization(ctx, host.Client(), host.URL+"/oauth/authorize?"+q.Encode(), "owner-secret", "member")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(loc).To(HavePrefix("http://127.0.0.1:9000/cb?"))
+			Expect(loc).To(ContainSubstring("code="))
 			Expect(st.View(func(tx *store.Tx) error {
 				c, ok, err := tx.Client(id)
 				Expect(ok).To(BeTrue())
