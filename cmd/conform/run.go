@@ -87,7 +87,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	// The pre-flight: first whether this is a tool host at all, so that no
 	// sign-in is tried against something that is not one; then the
 	// credentials, once every source of them has been tried.
-	if err := runner.CheckHost(ctx, t); err != nil {
+	if err := runner.CheckHostFor(ctx, t, f.pack); err != nil {
 		return &exitError{code: outcome.ExitFailed, err: err}
 	}
 	if !t.InProcess {

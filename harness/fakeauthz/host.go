@@ -52,8 +52,11 @@ func Start(breaks ...Break) *Host {
 	for _, b := range breaks {
 		h.breaks[b] = true
 	}
-	h.RS = httptest.NewServer(http.HandlerFunc(h.serveResource))
-	h.AS = httptest.NewServer(http.HandlerFunc(h.serveAuthorization))
+	// Both are set before either serves, since each handler reads both URLs.
+	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
+	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))
+	h.RS.Start()
+	h.AS.Start()
 	return h
 }
 
