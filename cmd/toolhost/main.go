@@ -28,6 +28,6 @@ func command(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCommand(stdout, stderr), approveCommand())
+	root.AddCommand(serveCommand(stdout, stderr), approveCommand(), authorizeCommand(stdout))
 	return root
 }

@@ -68,6 +68,10 @@ func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Va
 		s.redirect(w, r, ar, redirectStatus, url.Values{"error": {e.Code}, "error_description": {e.Description}})
 		return authorizeRequest{}, false
 	}
+	// RFC 8707 section 2: a token for another resource is never issued here.
+	if e := s.checkResource(r, v); e != nil {
+		return redirectErr(e)
+	}
 	switch rt := v.Get("response_type"); {
 	case rt == "":
 		return redirectErr(badRequest(errInvalidRequest, "Missing response_type"))

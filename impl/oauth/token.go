@@ -46,6 +46,10 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, oerr)
 		return
 	}
+	if oerr = s.checkResource(r, form); oerr != nil {
+		writeError(w, oerr)
+		return
+	}
 	s.maybeSweep(req.now)
 	var resp *tokenResponse
 	switch form.Get("grant_type") {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/impl/owner"
+	"github.com/conform-mcp/conform/impl/role"
+)
+
+// authorizeCommand stands in for the host's owner at its authorization
+// endpoint, without a browser, and prints where the host redirected: what
+// conform's profile key oauth.authorization_approval_command expects.
+//
+//	authorization_approval_command: "toolhost authorize --data ./data {authorization_url}"
+//
+// It finds the owner secret as approve does, and refuses without one.
+func authorizeCommand(stdout io.Writer) *cobra.Command {
+	var data, roleName string
+	cmd := &cobra.Command{
+		Use:   "authorize --data DIR AUTHORIZATION_URL",
+		Short: "Approve an authorization request as the host's owner and print the redirect",
+		Long: `Open an authorization request (GET /oauth/authorize?...) on a running host as
+its owner, approve it on the consent page with --role, and print the URL the
+host redirected to: the client's redirect URI with a code, or with an error
+when the host refused the request. The owner secret comes from the file
+` + owner.FileName + ` in the host's data directory when --data is given,
+otherwise from ` + owner.EnvVar + ` when set, otherwise from ./data/` + owner.FileName + `.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !role.Known(roleName) {
+				return fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
+			}
+			// As for approve: an explicit --data names the host to act for;
+			// otherwise the environment variable, then the default directory.
+			given := os.Getenv(owner.EnvVar)
+			if cmd.Flags().Changed("data") {
+				given = ""
+			}
+			secret, err := owner.Read(data, given)
+			if err != nil {
+				return fmt.Errorf("authorize: %w", err)
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
+			defer cancel()
+			loc, err := oauth.ApproveAuthorization(ctx, &http.Client{}, args[0], secret, roleName)
+			if err != nil {
+				return fmt.Errorf("authorize: %w", err)
+			}
+			_, err = fmt.Fprintln(stdout, loc)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&data, "data", "data", "the host's data directory, which holds the owner secret")
+	cmd.Flags().StringVar(&roleName, "role", role.Owner, "role to grant: owner, admin, member or guest")
+	return cmd
+}
