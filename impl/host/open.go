@@ -44,7 +44,7 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		}
 		return nil, err
 	}
-	dir := o.DataDir
+	dir, openStore := o.DataDir, store.Open
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "conform-host-")
 		if err != nil {
@@ -52,8 +52,9 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		}
 		dir = tmp
 		closers = append(closers, func() error { return os.RemoveAll(tmp) })
+		openStore = store.OpenTemporary
 	}
-	st, err := store.Open(filepath.Join(dir, StoreFile))
+	st, err := openStore(filepath.Join(dir, StoreFile))
 	if err != nil {
 		return fail(err)
 	}

@@ -53,6 +53,18 @@ var _ = Describe("Store", func() {
 		Expect(other.Identity().Secret).NotTo(Equal(s.Identity().Secret))
 	})
 
+	It("keeps what a temporary store wrote for as long as the process reads it", func() {
+		tmp := filepath.Join(GinkgoT().TempDir(), "temporary.db")
+		t, err := store.OpenTemporary(tmp)
+		Expect(err).NotTo(HaveOccurred())
+		id := t.Identity()
+		Expect(t.Close()).To(Succeed())
+		t, err = store.OpenTemporary(tmp)
+		Expect(err).NotTo(HaveOccurred())
+		defer t.Close()
+		Expect(t.Identity()).To(Equal(id))
+	})
+
 	It("refuses a second opener with a clear message instead of hanging", func() {
 		_, err := store.Open(path)
 		Expect(err).To(MatchError(ContainSubstring("data directory in use")))
