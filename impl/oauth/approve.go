@@ -29,14 +29,11 @@ func ApproveDevice(ctx context.Context, hc *http.Client, base, ownerSecret, user
 	if err != nil {
 		return err
 	}
-	form := url.Values{"role": {roleName}, "action": {"approve"}}
-	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
-		form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	if form.Get("csrf") == "" {
+	form := approvalForm(page, roleName)
+	if form == nil {
 		return fmt.Errorf("the consent page for %s shows no approval form: the code is unknown, expired or already used", userCode)
 	}
-	status, _, err := fetch(ctx, c, http.MethodPost, base+"/oauth/device", form)
+	status, _, _, err := exchange(ctx, c, http.MethodPost, base+"/oauth/device", form)
 	if err != nil {
 		return fmt.Errorf("approve on the consent page: %w", err)
 	}
@@ -60,7 +57,7 @@ func signInAsOwner(ctx context.Context, hc *http.Client, base, ownerSecret, back
 	}
 	c := *hc
 	c.Jar = jar
-	status, page, err := fetch(ctx, &c, http.MethodPost, base+"/oauth/login",
+	status, _, page, err := exchange(ctx, &c, http.MethodPost, base+"/oauth/login",
 		url.Values{"secret": {ownerSecret}, "return": {back}})
 	switch {
 	case err != nil:
@@ -77,28 +74,42 @@ func signInAsOwner(ctx context.Context, hc *http.Client, base, ownerSecret, back
 	return &c, page, nil
 }
 
-// fetch makes one request, following redirects, and returns the final status
-// and body.
-func fetch(ctx context.Context, hc *http.Client, method, u string, form url.Values) (int, string, error) {
+// approvalForm is the consent page's approval form, filled in with the role
+// and Approve, or nil when the page shows none. Each hidden field is copied
+// as the page writes it (consent.html), the CSRF token among them.
+func approvalForm(page, roleName string) url.Values {
+	form := url.Values{"role": {roleName}, "action": {"approve"}}
+	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
+		form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
+	}
+	if form.Get("csrf") == "" {
+		return nil
+	}
+	return form
+}
+
+// exchange sends one request and returns the status, the Location header and
+// the body, read up to 1 MiB. Whether redirects are followed is hc's choice.
+func exchange(ctx context.Context, hc *http.Client, method, u string, form url.Values) (int, string, string, error) {
 	var body io.Reader
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
-	return resp.StatusCode, string(data), nil
+	return resp.StatusCode, resp.Header.Get("Location"), string(data), nil
 }

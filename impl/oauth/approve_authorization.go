@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -55,11 +53,8 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL
 	if status != http.StatusOK {
 		return "", fmt.Errorf("the authorization URL answered %d: %s", status, strings.TrimSpace(page))
 	}
-	form := url.Values{"role": {roleName}, "action": {"approve"}}
-	for _, m := range hiddenInput.FindAllStringSubmatch(page, -1) {
-		form.Set(html.UnescapeString(m[1]), html.UnescapeString(m[2]))
-	}
-	if form.Get("csrf") == "" {
+	form := approvalForm(page, roleName)
+	if form == nil {
 		return "", fmt.Errorf("the authorization page shows no approval form")
 	}
 	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, base+u.Path, form)
@@ -70,30 +65,4 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL
 		return "", fmt.Errorf("approving answered %d without a redirect: %s", status, strings.TrimSpace(page))
 	}
 	return loc, nil
-}
-
-// exchange sends one request and returns the status, the Location header and
-// the body, read up to 1 MiB.
-func exchange(ctx context.Context, hc *http.Client, method, u string, form url.Values) (int, string, string, error) {
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req, err := http.NewRequestWithContext(ctx, method, u, body)
-	if err != nil {
-		return 0, "", "", err
-	}
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, "", "", err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return 0, "", "", err
-	}
-	return resp.StatusCode, resp.Header.Get("Location"), string(data), nil
 }
