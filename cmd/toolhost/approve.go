@@ -35,16 +35,7 @@ host's data directory when --data is given, otherwise from ` + owner.EnvVar + `
 when set, otherwise from ./data/` + owner.FileName + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !role.Known(roleName) {
-				return fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
-			}
-			// An explicit --data names the host to act for; otherwise the
-			// environment variable, then the default data directory.
-			given := os.Getenv(owner.EnvVar)
-			if cmd.Flags().Changed("data") {
-				given = ""
-			}
-			secret, err := owner.Read(data, given)
+			secret, err := ownerSecret(cmd, data, roleName)
 			if err != nil {
 				return fmt.Errorf("approve: %w", err)
 			}
@@ -69,4 +60,19 @@ func ownerSecretNote(data string) string {
 		return "owner secret from " + owner.EnvVar
 	}
 	return "owner secret in " + filepath.Join(data, owner.FileName) + " (approve sign-ins with it)"
+}
+
+// ownerSecret checks the role to grant and finds the owner secret to act
+// with, for approve and authorize alike: an explicit --data names the host
+// to act for; otherwise the environment variable, then the default data
+// directory.
+func ownerSecret(cmd *cobra.Command, data, roleName string) (string, error) {
+	if !role.Known(roleName) {
+		return "", fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
+	}
+	given := os.Getenv(owner.EnvVar)
+	if cmd.Flags().Changed("data") {
+		given = ""
+	}
+	return owner.Read(data, given)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -35,16 +34,7 @@ when the host refused the request. The owner secret comes from the file
 otherwise from ` + owner.EnvVar + ` when set, otherwise from ./data/` + owner.FileName + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !role.Known(roleName) {
-				return fmt.Errorf("--role %q: choose owner, admin, member or guest", roleName)
-			}
-			// As for approve: an explicit --data names the host to act for;
-			// otherwise the environment variable, then the default directory.
-			given := os.Getenv(owner.EnvVar)
-			if cmd.Flags().Changed("data") {
-				given = ""
-			}
-			secret, err := owner.Read(data, given)
+			secret, err := ownerSecret(cmd, data, roleName)
 			if err != nil {
 				return fmt.Errorf("authorize: %w", err)
 			}
