@@ -76,6 +76,11 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 }
 
 func (h *Host) register(w http.ResponseWriter, r *http.Request) {
+	if h.breaks[RegistrationThrottled] {
+		w.Header().Set("Retry-After", "60")
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "slow_down", "error_description": "too many registrations"})
+		return
+	}
 	var body struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}

@@ -83,3 +83,9 @@ const (
 	// RegistrationRefused answers a valid registration 400 (REG-2).
 	RegistrationRefused Break = "registration-refused"
 )
+
+// RegistrationThrottled is no departure: the authorization server answers
+// every registration 429 with Retry-After, as a rate limit may (RFC 6585
+// section 4). What needs a registered client must then be not run, never
+// failed.
+const RegistrationThrottled Break = "registration-throttled"

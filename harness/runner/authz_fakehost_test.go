@@ -173,6 +173,22 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 	)
 })
 
+var _ = Describe("the mcp-authorization pack against an authorization server that throttles registration", func() {
+	It("leaves what needs a registered client not run, never failed, and says how to go on", func() {
+		run := runAuthz(fakeauthz.RegistrationThrottled)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		notRun := append([]string{asRegistration}, flowScenarios...)
+		slices.Sort(notRun)
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
+		for _, r := range run.Results {
+			if r.Status == outcome.NotRun {
+				Expect(r.Reason).To(ContainSubstring("throttled by the host's rate limit: HTTP 429, Retry-After 60"), r.ID)
+			}
+		}
+		Expect(run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	})
+})
+
 var _ = Describe("the mcp-authorization pack against a server that does not implement authorization", func() {
 	It("runs only the transport's Origin check, fails nothing, and says why: authorization is optional", func() {
 		run := runAuthz(fakeauthz.AnonymousServed, fakeauthz.MetadataUndiscoverable)

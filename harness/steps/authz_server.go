@@ -285,6 +285,9 @@ func (st *State) publicClient(ctx context.Context) error {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
 	id, _ := r.String("client_id")
+	if throttled(r) {
+		return st.skipThrottled(r, "registration at "+endpoint, "set mcp_authorization.client_id to a client registered before")
+	}
 	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
 	}
@@ -314,6 +317,9 @@ func (st *State) registrationAnswered() error {
 	r := st.oauth
 	if r == nil {
 		return fmt.Errorf("no registration sent yet")
+	}
+	if throttled(r) {
+		return st.skipThrottled(r, "registration", "")
 	}
 	if id, _ := r.String("client_id"); r.Status != http.StatusCreated || id == "" {
 		return st.depart("registration (RFC 7591 3.2.1)", "HTTP 201 with a client_id", describeOAuth(r), r.Exchange)

@@ -180,14 +180,19 @@ func refusesRegistration(r *oauthclient.Reply) bool {
 }
 
 // skipThrottled stops a scenario whose request the host throttled: a rate
-// limit is the host's right (source 7.3, 8), so the scenario is not run,
-// never failed. what names the request ("registration").
-func (st *State) skipThrottled(r *oauthclient.Reply, what string) error {
-	reason := fmt.Sprintf("%s throttled by the host's rate limit (source 7.3, 8): HTTP %d", what, r.Status)
+// limit is the host's right (source 7.3 and 8 for registration; RFC 6585
+// section 4), so the scenario is not run, never failed. what names the
+// request ("registration"); remedy, when set, says what else avoids it.
+func (st *State) skipThrottled(r *oauthclient.Reply, what, remedy string) error {
+	reason := fmt.Sprintf("%s throttled by the host's rate limit: HTTP %d", what, r.Status)
 	if ra := r.Header.Get("Retry-After"); ra != "" {
 		reason += ", Retry-After " + ra
 	}
-	return st.skip(reason + "; run again once the limit has refilled")
+	reason += "; run again once the limit has refilled"
+	if remedy != "" {
+		reason += ", or " + remedy
+	}
+	return st.skip(reason)
 }
 
 // describeOAuth says in a few words what an OAuth reply was, for "actual".
@@ -243,7 +248,7 @@ func (st *State) register(ctx context.Context, body any) error {
 		return err
 	}
 	if throttled(r) {
-		return st.skipThrottled(r, "registration")
+		return st.skipThrottled(r, "registration", "")
 	}
 	if id, ok := r.String("client_id"); ok && r.Status/100 == 2 && id != "" {
 		st.clients.accepted()
@@ -340,7 +345,7 @@ func (st *State) deviceAuthorizationSucceeds() error {
 	}
 	r := st.oauth
 	if throttled(r) {
-		return st.skipThrottled(r, "device authorization")
+		return st.skipThrottled(r, "device authorization", "")
 	}
 	dc, okDC := r.String("device_code")
 	uc, okUC := r.String("user_code")
