@@ -63,6 +63,23 @@ func describeRun(run outcome.Run) string {
 	return fmt.Sprint(b)
 }
 
+// expectDeparture runs the pack against a fake with one departure and holds
+// the run to it: exactly failed fail, each naming says; exactly notRun are
+// not run; every other scenario passes.
+func expectDeparture(b fakeauthz.Break, failed []string, notRun []string, says string) {
+	run := runAuthz(b)
+	slices.Sort(failed)
+	slices.Sort(notRun)
+	Expect(withStatus(run, outcome.Failed)).To(Equal(failed), describeRun(run))
+	Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
+	Expect(withStatus(run, outcome.HarnessError)).To(BeEmpty(), describeRun(run))
+	for _, r := range run.Results {
+		if r.Status == outcome.Failed {
+			Expect(r.Departure.Error()).To(ContainSubstring(says), r.ID)
+		}
+	}
+}
+
 var _ = Describe("the mcp-authorization pack against a fake that chooses unlike the reference host", func() {
 	It("passes everything: sessions, SSE, metadata at the endpoint's path only, an issuer on another origin with a path", func() {
 		run := runAuthz()
@@ -74,19 +91,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 
 var _ = Describe("the mcp-authorization pack against a fake with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
-		func(b fakeauthz.Break, failed []string, notRun []string, says string) {
-			run := runAuthz(b)
-			slices.Sort(failed)
-			slices.Sort(notRun)
-			Expect(withStatus(run, outcome.Failed)).To(Equal(failed), describeRun(run))
-			Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
-			Expect(withStatus(run, outcome.HarnessError)).To(BeEmpty(), describeRun(run))
-			for _, r := range run.Results {
-				if r.Status == outcome.Failed {
-					Expect(r.Departure.Error()).To(ContainSubstring(says), r.ID)
-				}
-			}
-		},
+		expectDeparture,
 		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, asAll(), "authorization_servers"),
 		Entry("no metadata to be found", fakeauthz.MetadataUndiscoverable,
 			[]string{azServers, azDiscoverable, azOffline}, append(asAll(), azChallenged, azWellKnown), "discovery.2"),
@@ -141,19 +146,7 @@ func asAll() []string {
 
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
-		func(b fakeauthz.Break, failed []string, notRun []string, says string) {
-			run := runAuthz(b)
-			slices.Sort(failed)
-			slices.Sort(notRun)
-			Expect(withStatus(run, outcome.Failed)).To(Equal(failed), describeRun(run))
-			Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
-			Expect(withStatus(run, outcome.HarnessError)).To(BeEmpty(), describeRun(run))
-			for _, r := range run.Results {
-				if r.Status == outcome.Failed {
-					Expect(r.Departure.Error()).To(ContainSubstring(says), r.ID)
-				}
-			}
-		},
+		expectDeparture,
 		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound, asIssuer, asS256, asCIMD, asRegistration}, flowScenarios, "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
