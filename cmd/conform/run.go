@@ -78,6 +78,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
+	if err := runner.CheckSelection(f.pack, sections); err != nil {
+		return usage("%v", err)
+	}
 	t, closeTarget, err := chooseTarget(ctx, f, stderr)
 	if err != nil {
 		return err

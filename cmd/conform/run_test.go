@@ -208,6 +208,14 @@ var _ = Describe("conform run", func() {
 		Entry("overlapping tool lists", func() []string {
 			return []string{"run", "--profile", writeFile("tools.yaml", "target: http://127.0.0.1:1\ntools:\n  privileged: [afs_write, afs_stat]\n")}
 		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
+		// Decided before the target is asked anything: an unreachable one
+		// would otherwise answer first, as the host's failure.
+		Entry("an unknown pack", func() []string {
+			return []string{"run", "--spec", "mcp-authorisation", "--target", "http://127.0.0.1:1"}
+		}, `mcp-authorisation`),
+		Entry("a section no requirement comes from", func() []string {
+			return []string{"run", "99.9", "--target", "http://127.0.0.1:1"}
+		}, `no requirement of pack source comes from section "99.9"`),
 	)
 
 	It("takes the MCP endpoint's URL as --target, and says once that it uses the base URL", func() {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -197,6 +198,11 @@ func (p Profile) Validate() error {
 		if err := checkURL("peer.target", p.Peer.Target); err != nil {
 			return err
 		}
+		// The peer is another instance (source 5.2): the same URL would make
+		// the instance-binding scenarios judge the target against itself.
+		if p.Peer.Target == p.Target {
+			return fmt.Errorf("profile: peer.target is the target itself (%s); name a second instance of the host", p.Target)
+		}
 	}
 	if p.RegistrationLimit < 1 {
 		return fmt.Errorf("profile: registration_limit must be at least 1")
@@ -235,13 +241,26 @@ func (ps Paths) validate() error {
 		{"paths.closed", ps.Closed}, {"paths.closed_dir", ps.ClosedDir},
 		{"paths.missing", ps.Missing}, {"paths.writable", ps.Writable},
 		{"paths.unsupported.path", ps.Unsupported.Path},
+		{"paths.closed_unsupported.path", ps.ClosedUnsupported.Path},
 	} {
 		if kv.path != "" && !strings.HasPrefix(kv.path, "/") {
 			return fmt.Errorf("profile: %s must be an absolute path (starting with /), got %q", kv.key, kv.path)
 		}
 	}
+	for _, kv := range []struct{ key, op string }{
+		{"paths.unsupported.operation", ps.Unsupported.Operation},
+		{"paths.closed_unsupported.operation", ps.ClosedUnsupported.Operation},
+	} {
+		if kv.op != "" && !slices.Contains(operations, kv.op) {
+			return fmt.Errorf("profile: %s must be one of %s, got %q", kv.key, strings.Join(operations, ", "), kv.op)
+		}
+	}
 	return nil
 }
+
+// operations are the operations on paths the source names (section 7.4),
+// each done by the tool of the same name under tools.
+var operations = []string{"list", "stat", "read", "write"}
 
 // validate checks that no tool is named in two of the lists: a tool anonymous
 // callers may call is not one that needs a credential (source 5.3, 5.5), and

@@ -44,6 +44,10 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Entry("a content tool also privileged", "target: http://h\ntools:\n  allowlisted: [afs_read]\n  privileged: [afs_write, get_content]\n", `tools.privileged and tools.content both name "get_content"`),
 		Entry("no registrations to probe with", "target: http://h\nregistration_limit: 0\n", "registration_limit"),
 		Entry("a bad peer", "target: http://h\npeer:\n  target: nope\n", "peer.target"),
+		Entry("a peer that is the target", "target: http://h\npeer:\n  target: http://h/mcp\n", "peer.target is the target itself"),
+		Entry("a relative closed-unsupported path", "target: http://h\npaths:\n  closed_unsupported: {path: public/readme.md, operation: write}\n", "paths.closed_unsupported.path"),
+		Entry("an operation the source does not name", "target: http://h\npaths:\n  unsupported: {path: /x, operation: wirte}\n", `paths.unsupported.operation must be one of list, stat, read, write, got "wirte"`),
+		Entry("another unknown operation", "target: http://h\npaths:\n  closed_unsupported: {path: /x, operation: teleport}\n", "paths.closed_unsupported.operation"),
 	)
 
 	DescribeTable("reads a target given as its MCP endpoint as the base URL",

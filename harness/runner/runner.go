@@ -126,6 +126,18 @@ func PackPaths(fsys fs.FS, pack string) ([]string, error) {
 	return paths, nil
 }
 
+// CheckSelection checks the pack and the selection by section before
+// anything is sent: either is the user's mistake, to be told as such, never
+// after the target has been asked and perhaps blamed.
+func CheckSelection(pack string, sections []string) error {
+	sp, err := spec.LoadPack(pack)
+	if err != nil {
+		return err
+	}
+	_, err = Selection(sp, "", sections)
+	return err
+}
+
 // Selection combines a tag expression with a selection by source section into
 // one godog tag expression (an AND of OR-groups). A section that no
 // requirement comes from is a usage error.
