@@ -3,8 +3,12 @@ package runner
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -12,14 +16,43 @@ import (
 // pack's (CheckHost) holds the target to the source document's idea of a
 // tool host, whose anonymous tools/list answers 200; the mcp-authorization
 // pack is for any MCP server, most of which answer an anonymous request 401,
-// so for it the pre-flight asks only that the MCP endpoint answers at all,
-// and leaves every status to the scenarios.
+// so for it the pre-flight asks only that the endpoint answers as an MCP
+// server: with a JSON-RPC message, or with the 401 or 403 Bearer challenge
+// of a protected resource (MCP authorization, RFC 6750 section 3). Anything
+// else (a web page, nothing at the URL) is the wrong target, said once,
+// and every status is otherwise left to the scenarios.
 func CheckHostFor(ctx context.Context, t *target.Target, pack string) error {
 	if pack != spec.Authorization {
 		return CheckHost(ctx, t)
 	}
-	if _, err := probe(ctx, t.HTTP, t.Profile.Target, ""); err != nil {
+	r, err := probe(ctx, t.HTTP, t.Profile.Target, "")
+	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Profile.Target, err)
 	}
-	return nil
+	if answersAsMCP(r) {
+		return nil
+	}
+	last := r.Last()
+	return fmt.Errorf("%s/mcp does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
+		"  sent:      %s %s %s\n  received:  %s\nCheck the URL of the MCP endpoint. No scenario was run.",
+		t.Profile.Target, last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message))
+}
+
+// answersAsMCP is whether a reply comes from an MCP server: a JSON-RPC
+// message (a result or an error), or a protected resource's challenge.
+func answersAsMCP(r *mcpclient.Reply) bool {
+	if r.Message != nil {
+		return true
+	}
+	if r.Status != http.StatusUnauthorized && r.Status != http.StatusForbidden {
+		return false
+	}
+	for _, v := range http.Header(r.Last().ResponseHeader).Values("WWW-Authenticate") {
+		for _, c := range wire.ParseChallenges(v) {
+			if strings.EqualFold(c.Scheme, "Bearer") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/spec"
 )
 
 // preflightSetup is a fake target and its peer, with the credentials each
@@ -280,5 +281,29 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			s.target.Credential = "wrong"
 			expectNotToolHost(preflight(ctx, s.target), s.target.Profile.Target, "HTTP 500")
 		})
+	})
+})
+
+var _ = Describe("the mcp-authorization pack's pre-flight", func() {
+	It("lets an MCP server through whether it serves anonymous callers or challenges them", func(ctx context.Context) {
+		open := targetOn(fakehost.New(fakehost.MCPOptions{Mode: fakehost.Sessions}).Handler())
+		Expect(runner.CheckHostFor(ctx, open, spec.Authorization)).To(Succeed())
+		protected := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource"`)
+			w.WriteHeader(http.StatusUnauthorized)
+		}))
+		Expect(runner.CheckHostFor(ctx, protected, spec.Authorization)).To(Succeed())
+	})
+
+	It("says once that a web page is no MCP server, and runs nothing against it", func(ctx context.Context) {
+		page := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotImplemented)
+			_, _ = w.Write([]byte("<html><body>Unsupported method</body></html>"))
+		}))
+		err := runner.CheckHostFor(ctx, page, spec.Authorization)
+		Expect(err).To(MatchError(ContainSubstring("does not answer as an MCP server")))
+		Expect(err.Error()).To(ContainSubstring("HTTP 501 Not Implemented, text/html"))
+		Expect(err.Error()).To(ContainSubstring("No scenario was run"))
 	})
 })
