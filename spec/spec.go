@@ -75,9 +75,6 @@ var authorization []byte
 
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*-[0-9]+$`)
 
-// Load parses the default pack, the source document's requirements.
-func Load() (*Spec, error) { return Parse(source) }
-
 // Parse reads requirements from YAML and checks them: IDs unique and well
 // formed, every level known, every untested entry explained.
 func Parse(data []byte) (*Spec, error) {

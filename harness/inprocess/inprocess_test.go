@@ -49,7 +49,7 @@ var _ = Describe("The in-process reference host", func() {
 
 	It("offers everything the scenarios may need", func() {
 		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval,
-			target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken, target.NeedsAuthorization} {
+			target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken} {
 			Expect(t.Lacks(c)).To(BeEmpty(), c)
 		}
 	})

@@ -61,7 +61,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	paths, err := PackPaths(fsys, sp.Pack)
+	paths, err := packPaths(fsys, sp.Pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
@@ -106,10 +106,10 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	return run, nil
 }
 
-// PackPaths returns where a pack's features are in fsys: the top-level
+// packPaths returns where a pack's features are in fsys: the top-level
 // feature files for the default pack, the folder named after the pack for
 // any other. A pack with no features is an error, never an empty run.
-func PackPaths(fsys fs.FS, pack string) ([]string, error) {
+func packPaths(fsys fs.FS, pack string) ([]string, error) {
 	var paths []string
 	if pack == spec.Source {
 		names, err := fs.Glob(fsys, "*.feature")
@@ -194,7 +194,7 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths, err := PackPaths(features.FS, sp.Pack)
+	paths, err := packPaths(features.FS, sp.Pack)
 	if err != nil {
 		return nil, err
 	}
