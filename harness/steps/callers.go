@@ -172,7 +172,13 @@ func (st *State) everyListedAnswers(ctx context.Context) error {
 		if !slices.Contains(known, name) {
 			continue
 		}
-		r, err := st.MCP.Call(ctx, "", "tools/call", map[string]any{"name": name, "arguments": st.toolArguments(name, st.Target.Profile.Paths.Open)})
+		// A privileged tool is called where a write may land: should the
+		// host let it through, the open path's content stays as it was.
+		path := st.Target.Profile.Paths.Open
+		if name == t.Write || slices.Contains(t.Privileged, name) {
+			path = st.Target.Profile.Paths.Writable
+		}
+		r, err := st.MCP.Call(ctx, "", "tools/call", map[string]any{"name": name, "arguments": st.toolArguments(name, path)})
 		if err := st.took(r, err); err != nil {
 			return err
 		}
