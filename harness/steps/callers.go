@@ -50,7 +50,7 @@ func (st *State) callerFor(tools []string) error {
 	if err != nil {
 		return err
 	}
-	st.auth = auth
+	st.auth, st.byAllowlist = auth, auth == ""
 	return nil
 }
 

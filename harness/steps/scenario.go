@@ -121,6 +121,9 @@ type State struct {
 	// called is the tool of the last tools/call ("" when the last request
 	// was something else) and calledAs the caller's Authorization value.
 	called, calledAs string
+	// byAllowlist is set when the caller is anonymous because the profile's
+	// tools.allowlisted let a scenario about the path policy choose one.
+	byAllowlist bool
 	// exists remembers the tools known to exist, by caller (toolExists).
 	exists map[string]bool
 	// authz is the scenario's state in the mcp-authorization pack.
