@@ -17,7 +17,7 @@ var _ = Describe("toolhost authorize", func() {
 		dir := GinkgoT().TempDir()
 		profile := filepath.Join(dir, "host.yaml")
 		Expect(os.WriteFile(profile, []byte(fmt.Sprintf("target: %s\noauth:\n  authorization_approval_command: %q\n",
-			base, toolhostPath+" authorize --data "+data+" {authorization_url}")), 0o600)).To(Succeed())
+			base, toolhostPath+" authorize --data "+data+" --target "+base+" {authorization_url}")), 0o600)).To(Succeed())
 		report := filepath.Join(dir, "c.json")
 		run := exits(start(conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
 		Expect(run.Err).To(gbytes.Say(`obtained a token for ` + base + `/mcp`))
@@ -27,7 +27,7 @@ var _ = Describe("toolhost authorize", func() {
 	It("prints the error redirect of a request the host refuses", func() {
 		data := GinkgoT().TempDir()
 		_, base := serve("127.0.0.1:0", data)
-		s := exits(start(toolhostPath, "authorize", "--data", data, base+"/oauth/authorize?client_id=nobody"), 1)
+		s := exits(start(toolhostPath, "authorize", "--data", data, "--target", base, base+"/oauth/authorize?client_id=nobody"), 1)
 		Expect(s.Err).To(gbytes.Say(`authorize: `))
 	})
 })

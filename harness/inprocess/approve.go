@@ -18,9 +18,10 @@ func consentApprover(base, ownerSecret string, hc *http.Client) target.Approver 
 }
 
 // roleApprover approves an authorization request on the reference host's
-// consent page as its owner, with the given role, and returns the redirect.
-func roleApprover(hc *http.Client, ownerSecret, role string) target.AuthorizationApprover {
+// consent page at base as its owner, with the given role, and returns the
+// redirect.
+func roleApprover(hc *http.Client, base, ownerSecret, role string) target.AuthorizationApprover {
 	return func(ctx context.Context, authorizationURL string) (string, error) {
-		return oauth.ApproveAuthorization(ctx, hc, authorizationURL, ownerSecret, role)
+		return oauth.ApproveAuthorization(ctx, hc, base, authorizationURL, ownerSecret, role)
 	}
 }

@@ -89,7 +89,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
-	t.ApproveAuthorization = roleApprover(hc, main.ownerSecret, "owner")
+	t.ApproveAuthorization = roleApprover(hc, main.server.URL, main.ownerSecret, "owner")
 	if err := authorizationTokens(ctx, t, clk, main.ownerSecret); err != nil {
 		stop()
 		return nil, nil, err
@@ -121,7 +121,7 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 	t.Tokens.Expired = access
 	// A guest's token, issued after the clock moved, lacks the write scope
 	// the profile's privileged write needs (PRODUCT.md section 6: roles).
-	flow.Approve = roleApprover(t.HTTP, ownerSecret, "guest")
+	flow.Approve = roleApprover(t.HTTP, base, ownerSecret, "guest")
 	limited, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
 		return fmt.Errorf("obtain a guest's token through the authorization code flow: %w", err)

@@ -8,6 +8,8 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+
+	"github.com/conform-mcp/conform/impl/baseurl"
 )
 
 // ApproveAuthorization stands in for the owner at the authorization
@@ -19,13 +21,29 @@ import (
 // never followed, since the redirect URI need not be served by anyone; this
 // lets CI and the in-process suite run the authorization code flow without a
 // browser. hc's own cookie jar, if any, is left alone.
-func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL, ownerSecret, roleName string) (string, error) {
+//
+// The authorization URL comes from a client (conform fills it in from the
+// request it built), never from the operator, so the owner secret only ever
+// goes to base, the host the operator named: an authorization URL on any
+// other origin is refused, and so is a base reached over plain http unless
+// it is a loopback address, where nobody on the network can read the secret.
+func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizationURL, ownerSecret, roleName string) (string, error) {
 	if ownerSecret == "" {
 		return "", errors.New("approve: no owner secret")
+	}
+	b, err := url.Parse(strings.TrimRight(base, "/"))
+	if err != nil || b.Host == "" || (b.Scheme != "https" && b.Scheme != "http") {
+		return "", fmt.Errorf("target %q is not an absolute http or https URL", base)
+	}
+	if b.Scheme == "http" && !baseurl.Loopback(b.Hostname()) {
+		return "", fmt.Errorf("target %q uses plain http on a non-loopback host: the owner secret would cross the network readable, use https", base)
 	}
 	u, err := url.Parse(authorizationURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("authorization URL %q is not absolute", authorizationURL)
+	}
+	if !sameOrigin(u, b) {
+		return "", fmt.Errorf("authorization URL %q is not on the target %s: refusing to send it the owner secret", authorizationURL, b.Scheme+"://"+b.Host)
 	}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -34,8 +52,8 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL
 	noFollow := *hc
 	noFollow.Jar = jar
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	base := u.Scheme + "://" + u.Host
-	status, _, page, err := exchange(ctx, &noFollow, http.MethodPost, base+"/oauth/login",
+	origin := b.Scheme + "://" + b.Host
+	status, _, page, err := exchange(ctx, &noFollow, http.MethodPost, origin+"/oauth/login",
 		url.Values{"secret": {ownerSecret}, "return": {u.RequestURI()}})
 	switch {
 	case err != nil:
@@ -57,7 +75,7 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL
 	if form == nil {
 		return "", fmt.Errorf("the authorization page shows no approval form")
 	}
-	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, base+u.Path, form)
+	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, origin+u.Path, form)
 	if err != nil {
 		return "", fmt.Errorf("approve on the consent page: %w", err)
 	}
@@ -65,4 +83,21 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, authorizationURL
 		return "", fmt.Errorf("approving answered %d without a redirect: %s", status, strings.TrimSpace(page))
 	}
 	return loc, nil
+}
+
+// sameOrigin compares two URLs' origins (RFC 6454 section 4: scheme, host
+// and port), with scheme and host in any case and default ports implied.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// port is a URL's port, the scheme's default when none is written.
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }

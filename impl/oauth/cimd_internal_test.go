@@ -121,7 +121,7 @@ var _ = Describe("Client ID Metadata Documents", func() {
 			DeferCleanup(host.Close)
 			q := url.Values{"response_type": {"code"}, "client_id": {id}, "redirect_uri": {"http://127.0.0.1:9000/cb"},
 				"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}}
-			loc, err := ApproveAuthorization(ctx, host.Client(), host.URL+"/oauth/authorize?"+q.Encode(), "owner-secret", "member")
+			loc, err := ApproveAuthorization(ctx, host.Client(), host.URL, host.URL+"/oauth/authorize?"+q.Encode(), "owner-secret", "member")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(loc).To(HavePrefix("http://127.0.0.1:9000/cb?"))
 			Expect(loc).To(ContainSubstring("code="))

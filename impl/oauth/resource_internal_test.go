@@ -40,7 +40,7 @@ var _ = Describe("resource indicators (RFC 8707)", func() {
 		Expect(json.NewDecoder(resp.Body).Decode(&reg)).To(Succeed())
 		q := url.Values{"response_type": {"code"}, "client_id": {reg.ClientID}, "redirect_uri": {"http://127.0.0.1:9000/cb"},
 			"code_challenge": {"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"}, "code_challenge_method": {"S256"}, "resource": {resource}}
-		loc, err := ApproveAuthorization(ctx, host.Client(), host.URL+"/oauth/authorize?"+q.Encode(), "owner-secret", "owner")
+		loc, err := ApproveAuthorization(ctx, host.Client(), host.URL, host.URL+"/oauth/authorize?"+q.Encode(), "owner-secret", "owner")
 		Expect(err).NotTo(HaveOccurred())
 		return loc
 	}
