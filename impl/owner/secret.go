@@ -44,7 +44,8 @@ func Check(secret string) error {
 // and records its digest in st. A given secret (from EnvVar) is used as is;
 // otherwise the file in dir is, created with a new random secret when
 // missing. It returns the file's path, or "" when the secret was given.
-// Replacing the file and restarting the host changes the secret.
+// Replacing the file and restarting the host changes the secret and ends
+// every owner session signed in with the old one (store.Tx.PutOwnerSecret).
 func Prepare(st *store.Store, dir, given string) (string, error) {
 	secret, path := given, ""
 	if given == "" {

@@ -40,9 +40,29 @@ func (t *Tx) OwnerSecret() (Digest, bool) {
 	return d, true
 }
 
-// PutOwnerSecret replaces the Digest of the owner secret.
+// PutOwnerSecret replaces the Digest of the owner secret. When it differs
+// from the one kept, every owner session and consent form is deleted in the
+// same transaction: rotating the secret is how an operator locks out whoever
+// learned the old one, which a session signed in with it would outlive.
 func (t *Tx) PutOwnerSecret(d Digest) error {
+	if old, ok := t.OwnerSecret(); ok && old != d {
+		if err := emptyBucket(t, bucketOwnerSessions); err != nil {
+			return err
+		}
+		if err := emptyBucket(t, bucketConsentForms); err != nil {
+			return err
+		}
+	}
 	return t.tx.Bucket(bucketMeta).Put(keyOwnerSecret, d[:])
+}
+
+// emptyBucket deletes every key of a bucket and keeps the bucket.
+func emptyBucket(t *Tx, bucket []byte) error {
+	if err := t.tx.DeleteBucket(bucket); err != nil {
+		return err
+	}
+	_, err := t.tx.CreateBucket(bucket)
+	return err
 }
 
 // OwnerSession returns the session whose cookie value has digest d.

@@ -193,3 +193,47 @@ var _ = Describe("Store", func() {
 		Expect(count()).To(Equal(0))
 	})
 })
+
+var _ = Describe("Rotating the owner secret", func() {
+	var s *store.Store
+	BeforeEach(func() {
+		var err error
+		s, err = store.Open(filepath.Join(GinkgoT().TempDir(), "host.db"))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = s.Close() })
+		later := time.Now().Add(time.Hour)
+		Expect(s.Update(func(tx *store.Tx) error {
+			Expect(tx.PutOwnerSecret(store.DigestOf("old secret"))).To(Succeed())
+			Expect(tx.PutOwnerSession(store.DigestOf("cookie"), store.OwnerSession{CreatedAt: time.Now(), ExpiresAt: later})).To(Succeed())
+			return tx.PutConsentForm(store.DigestOf("csrf"), store.ConsentForm{Session: store.DigestOf("cookie"), Binding: "b", ExpiresAt: later})
+		})).To(Succeed())
+	})
+
+	held := func() (sessions, forms int) {
+		Expect(s.View(func(tx *store.Tx) error {
+			Expect(tx.OwnerSessions(func(store.Digest, store.OwnerSession) error { sessions++; return nil })).To(Succeed())
+			return tx.ConsentForms(func(store.Digest, store.ConsentForm) error { forms++; return nil })
+		})).To(Succeed())
+		return sessions, forms
+	}
+
+	It("ends every owner session and consent form signed in with the old secret", func() {
+		Expect(s.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf("new secret")) })).To(Succeed())
+		sessions, forms := held()
+		Expect(sessions).To(BeZero())
+		Expect(forms).To(BeZero())
+		Expect(s.View(func(tx *store.Tx) error {
+			d, ok := tx.OwnerSecret()
+			Expect(ok).To(BeTrue())
+			Expect(d).To(Equal(store.DigestOf("new secret")))
+			return nil
+		})).To(Succeed())
+	})
+
+	It("keeps them when the host restarts with the same secret", func() {
+		Expect(s.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf("old secret")) })).To(Succeed())
+		sessions, forms := held()
+		Expect(sessions).To(Equal(1))
+		Expect(forms).To(Equal(1))
+	})
+})
