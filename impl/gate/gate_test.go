@@ -69,6 +69,11 @@ func rpc(method, params string) string {
 	return `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + params + `}`
 }
 
+// emptyBatch is a batch of n empty objects: the cheapest entries to send.
+func emptyBatch(n int) string {
+	return "[" + strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]"
+}
+
 func toolCall(name string) string {
 	return rpc("tools/call", `{"name":"`+name+`","arguments":{"path":"/"}}`)
 }
@@ -128,6 +133,21 @@ var _ = Describe("Gate", func() {
 		Entry("anonymous batch with a privileged call", anonymous, "["+rpc("tools/list", "")+","+toolCall("afs_write")+"]", 401),
 		Entry("anonymous batch with a non-object entry", anonymous, "["+rpc("tools/list", "")+",1]", 401),
 		Entry("credential: batch with a privileged call", bearer, "["+rpc("tools/list", "")+","+toolCall("afs_write")+"]", 200),
+		Entry("anonymous batch of the most entries, judged as usual", anonymous, emptyBatch(gate.MaxBatch), 401),
+		Entry("credential: batch of the most entries", bearer, emptyBatch(gate.MaxBatch), 200),
+	)
+
+	// A batch over the bound is refused before anything is looked up, with
+	// the same answer for every caller, so it tells nothing about a tool.
+	DescribeTable("refuses a batch of more than MaxBatch entries",
+		func(authorization []string) {
+			rec := call(h, authorization, emptyBatch(gate.MaxBatch+1))
+			Expect(rec.Code).To(Equal(http.StatusBadRequest))
+			Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: a batch holds at most 64 messages"}}`))
+		},
+		Entry("anonymous", anonymous),
+		Entry("with a credential", bearer),
+		Entry("with an unknown credential", []string{"Bearer other-token"}),
 	)
 
 	It("puts the verified caller in the context and re-supplies the body", func() {

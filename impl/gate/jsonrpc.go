@@ -25,6 +25,14 @@ type message struct {
 	wire        request.Message
 }
 
+// MaxBatch is the most messages a JSON-RPC batch may hold. Without a bound,
+// a body of a million empty objects made the gate build a map for each
+// before it could answer 401; the bound is checked while the body is
+// scanned, for every caller alike, so it says nothing about any tool. MCP
+// dropped batches in revision 2025-06-18, so real clients never come near it
+// (PRODUCT.md section 6).
+const MaxBatch = 64
+
 type rpcError struct {
 	code    int
 	message string
@@ -41,7 +49,10 @@ func parseMessages(body []byte) (msgs []message, batch bool, _ *rpcError) {
 	}
 	start := skipSpace(body, 0)
 	if body[start] == '[' {
-		entries := arrayEntries(body[start:])
+		entries, ok := arrayEntries(body[start:], MaxBatch)
+		if !ok {
+			return nil, true, &rpcError{codeInvalidRequest, fmt.Sprintf("Invalid Request: a batch holds at most %d messages", MaxBatch)}
+		}
 		if len(entries) == 0 {
 			return nil, true, &rpcError{codeInvalidRequest, "Invalid Request: a batch must hold at least one message"}
 		}

@@ -64,11 +64,15 @@ func isDelimiter(c byte) bool {
 	return false
 }
 
-// arrayEntries returns the raw entries of the array raw, which starts with '['.
-func arrayEntries(raw []byte) []json.RawMessage {
-	var entries []json.RawMessage
+// arrayEntries returns the raw entries of the array raw, which starts with
+// '['. It stops with ok false at entry limit+1, so a body of a million tiny
+// entries costs no more than limit of them.
+func arrayEntries(raw []byte, limit int) (entries []json.RawMessage, ok bool) {
 	i := skipSpace(raw, 1)
 	for raw[i] != ']' {
+		if len(entries) == limit {
+			return nil, false
+		}
 		end := valueEnd(raw, i)
 		entries = append(entries, raw[i:end])
 		i = skipSpace(raw, end)
@@ -76,7 +80,7 @@ func arrayEntries(raw []byte) []json.RawMessage {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	return entries
+	return entries, true
 }
 
 // objectFields returns the members of the JSON object raw, failing on a key

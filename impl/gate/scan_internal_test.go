@@ -73,7 +73,10 @@ func FuzzArrayEntries(f *testing.F) {
 		if !json.Valid(raw) || json.Unmarshal(raw, &want) != nil {
 			return
 		}
-		got := arrayEntries(raw)
+		got, ok := arrayEntries(raw, len(raw))
+		if !ok {
+			t.Fatalf("refused %q with a limit above its entries", raw)
+		}
 		if len(got) != len(want) {
 			t.Fatalf("%d entries, want %d, in %q", len(got), len(want), raw)
 		}
@@ -81,6 +84,9 @@ func FuzzArrayEntries(f *testing.F) {
 			if !bytes.Equal(got[i], want[i]) {
 				t.Fatalf("entry %d is %q, want %q", i, got[i], want[i])
 			}
+		}
+		if _, ok := arrayEntries(raw, 2); ok != (len(want) <= 2) {
+			t.Fatalf("with a limit of 2, ok is %v for %d entries in %q", ok, len(want), raw)
 		}
 	})
 }
