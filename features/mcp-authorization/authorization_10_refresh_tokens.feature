@@ -7,7 +7,7 @@ Feature: authorization.10 Refresh tokens
 
   @SCOPE-2
   Scenario: Neither the challenge nor the metadata asks for offline_access
-    Given the protected resource metadata, found the way a client finds it
+    Given the protected resource metadata a client finds, if any
     Then the metadata's scopes_supported does not name "offline_access"
     Given an anonymous caller
     When the caller sends the request that needs authorization

@@ -89,3 +89,7 @@ const (
 // section 4). What needs a registered client must then be not run, never
 // failed.
 const RegistrationThrottled Break = "registration-throttled"
+
+// MalformedBadRequest is no departure: it answers a malformed token 400
+// invalid_request, as RFC 6750 section 3.1 says it SHOULD.
+const MalformedBadRequest Break = "malformed-bad-request"

@@ -65,6 +65,10 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g, status := h.authenticate(r)
+	if status == http.StatusBadRequest {
+		writeJSON(w, status, map[string]any{"error": "invalid_request"})
+		return
+	}
 	if status != 0 {
 		h.challenge(w, status)
 		return
@@ -128,6 +132,9 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 	if len(v) != 1 || !strings.EqualFold(scheme, "Bearer") || !b64token(token) {
 		if h.breaks[MalformedServed] {
 			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
+		}
+		if h.breaks[MalformedBadRequest] {
+			return nil, http.StatusBadRequest
 		}
 		return nil, http.StatusUnauthorized
 	}

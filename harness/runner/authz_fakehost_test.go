@@ -11,6 +11,7 @@ import (
 	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -22,8 +23,8 @@ const (
 	azChallenged    = "mcp-authorization/discovery_2_protected_resource_metadata.feature: The metadata named by the 401 challenge describes the URL the client requested"
 	azWellKnown     = "mcp-authorization/discovery_2_protected_resource_metadata.feature: The metadata at a well-known URI describes the resource the URI was built from"
 	azNoToken       = "mcp-authorization/authorization_9_2_token_handling.feature: A request that needs authorization, sent without a token, answers 401 with a Bearer challenge"
-	azEmptyToken    = "mcp-authorization/authorization_9_2_token_handling.feature: A malformed token answers 401 with a Bearer challenge: an empty bearer token"
-	azBadChars      = "mcp-authorization/authorization_9_2_token_handling.feature: A malformed token answers 401 with a Bearer challenge: a token with characters RFC 6750 forbids"
+	azEmptyToken    = "mcp-authorization/authorization_9_2_token_handling.feature: A malformed token is refused: an empty bearer token"
+	azBadChars      = "mcp-authorization/authorization_9_2_token_handling.feature: A malformed token is refused: a token with characters RFC 6750 forbids"
 	azUnknown       = "mcp-authorization/authorization_9_2_token_handling.feature: A token the server never issued answers 401 with a Bearer challenge"
 	azExpired       = "mcp-authorization/authorization_9_2_token_handling.feature: An expired token answers 401"
 	azOtherResource = "mcp-authorization/authorization_9_2_token_handling.feature: A token issued for another resource answers 401"
@@ -33,13 +34,35 @@ const (
 	azOrigin        = "mcp-authorization/transport_1_origin.feature: A request with an invalid Origin answers 403 Forbidden"
 )
 
-// runAuthz runs the mcp-authorization pack against a fake with the given departures.
+// runAuthz runs the mcp-authorization pack agains// runAuthz runs the mcp-authorization pack against a fake with the given departures.
 func runAuthz(breaks ...fakeauthz.Break) outcome.Run {
+	return runAuthzWith(func(*fakeauthz.Host, *target.Target) {}, breaks...)
+}
+
+// runAuthzWith runs the pack against a fake whose target the user's profile
+// (or approval command) changed.
+func runAuthzWith(change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Run {
 	h := fakeauthz.Start(breaks...)
 	DeferCleanup(h.Close)
-	run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
+	t := h.Target()
+	change(h, t)
+	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
 	Expect(err).NotTo(HaveOccurred())
 	return run
+}
+
+// expectNotRun holds a run to failing nothing, leaving exactly notRun not
+// run, each with a reason naming says.
+func expectNotRun(run outcome.Run, notRun []string, says string) {
+	slices.Sort(notRun)
+	Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+	Expect(withStatus(run, outcome.HarnessError)).To(BeEmpty(), describeRun(run))
+	Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
+	for _, r := range run.Results {
+		if r.Status == outcome.NotRun {
+			Expect(r.Reason).To(ContainSubstring(says), r.ID)
+		}
+	}
 }
 
 func withStatus(run outcome.Run, s outcome.Status) []string {
@@ -94,14 +117,14 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		expectDeparture,
 		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, asAll(), "authorization_servers"),
 		Entry("no metadata to be found", fakeauthz.MetadataUndiscoverable,
-			[]string{azServers, azDiscoverable, azOffline}, append(asAll(), azChallenged, azWellKnown), "discovery.2"),
+			[]string{azServers, azDiscoverable}, append(asAll(), azChallenged, azWellKnown, azOffline), "discovery.2"),
 		Entry("metadata that is not JSON", fakeauthz.MetadataNotJSON,
-			[]string{azServers, azDiscoverable, azChallenged, azWellKnown, azOffline}, asAll(), "a JSON object"),
+			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), azOffline), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken, azChallenged}, nil, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
 			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown}, []string{azChallenged}, "Bearer challenge"),
-		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "expected 401"),
+		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "400 or 401"),
 		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown}, nil, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
@@ -193,5 +216,23 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 			}
 		}
 		Expect(run.ExitCode()).To(Equal(outcome.ExitIncomplete))
+	})
+})
+
+var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
+	It("accepts a malformed token answered 400, as RFC 6750 3.1 says it should be", func() {
+		run := runAuthz(fakeauthz.MalformedBadRequest)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("leaves TOK-6 not run when the credential is refused 403, insufficient permissions", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Credential = t.Tokens.Limited
+			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
+		})
+		expectNotRun(run, []string{azValid}, "mcp_authorization.protected_request")
+	})
+	It("leaves SCOPE-1 not run when the limited token's request is served", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.Limited = t.Credential })
+		expectNotRun(run, []string{azScope}, "mcp_authorization.scoped_request")
 	})
 })

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
@@ -53,6 +55,7 @@ func (st *State) registerAuthz(sc stepContext) {
 
 	// Discovery (discovery.1, discovery.2; RFC 9728).
 	sc.Step(`^the protected resource metadata, found the way a client finds it$`, st.discoverMetadata)
+	sc.Step(`^the protected resource metadata a client finds, if any$`, st.metadataIfAny)
 	sc.Step(`^a client fetches the metadata the challenge's resource_metadata names$`, st.fetchChallengedMetadata)
 	sc.Step(`^a client tries the well-known URIs in order, the MCP endpoint's path first, then the root$`, st.tryWellKnown)
 	sc.Step(`^the metadata is a JSON object served with HTTP 200$`, st.metadataIsObject)
@@ -72,6 +75,7 @@ func (st *State) registerAuthz(sc stepContext) {
 		return st.withToken(st.Target.Tokens.Limited, "limited-token")
 	})
 	sc.Step(`^the HTTP status is neither 401 nor 403$`, st.statusNotRefused)
+	sc.Step(`^the request is refused as malformed: 400, or 401 with a Bearer challenge$`, st.refusedAsMalformed)
 	sc.Step(`^the "([^"]*)" header is a Bearer challenge$`, st.isBearerChallenge)
 	sc.Step(`^the "([^"]*)" header is a Bearer challenge with error "([^"]*)", a scope and a resource_metadata$`, st.scopeChallenge)
 	sc.Step(`^the challenge's scope does not name "([^"]*)"$`, st.challengeScopeLacks)
@@ -161,6 +165,17 @@ func (st *State) discoverMetadata(ctx context.Context) error {
 	}
 	st.authz.meta = d
 	return nil
+}
+
+// metadataIfAny is discoverMetadata for a scenario that judges only what
+// the metadata says: finding none is PRM-2's departure, not its own.
+func (st *State) metadataIfAny(ctx context.Context) error {
+	err := st.discoverMetadata(ctx)
+	var d *outcome.Departure
+	if errors.As(err, &d) {
+		return st.skip("no protected resource metadata to judge (PRM-2 checks discovery): " + d.Actual)
+	}
+	return err
 }
 
 // firstWellKnown tries the well-known URIs in order and returns the first
@@ -318,8 +333,8 @@ func (st *State) scopesSupportedLacks(scope string) error {
 	if err != nil {
 		return err
 	}
-	if err := st.metadataIsObject(); err != nil {
-		return err
+	if d.status != http.StatusOK || d.object == nil {
+		return st.skip(fmt.Sprintf("the protected resource metadata at %s is no JSON object served with HTTP 200, so it has no scopes_supported to judge (PRM-3 checks that)", d.url))
 	}
 	list, _ := d.object["scopes_supported"].([]any)
 	for _, v := range list {
@@ -364,11 +379,21 @@ func (st *State) sendProtected(ctx context.Context) error {
 	return st.took(reply, err)
 }
 
+// sendScoped sends the request that needs more scope than the limited
+// token has. When it is served, the premise is false (the token has the
+// scope, or the operation needs none), so there is no refusal to judge.
 func (st *State) sendScoped(ctx context.Context) error {
 	s := st.Target.Profile.MCPAuthorization.Scoped()
 	r := requestSpec{s.Method, s.Params}
 	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
-	return st.took(reply, err)
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("the limited token's %s was served (HTTP %d): the token has the scope it needs, or it needs none; "+
+			"set mcp_authorization.scoped_request to a request the limited token lacks the scope for", r.Method, reply.Status))
+	}
+	return nil
 }
 
 func (st *State) withToken(token, capability string) error {
@@ -383,10 +408,33 @@ func (st *State) statusNotRefused() error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
-	if st.reply.Status == http.StatusUnauthorized || st.reply.Status == http.StatusForbidden {
+	switch st.reply.Status {
+	case http.StatusUnauthorized:
 		return st.depart("HTTP status", "the request served (neither 401 nor 403)", describe(st.reply), st.reply.Last())
+	case http.StatusForbidden:
+		// MCP answers 403 for insufficient permissions (authorization.11):
+		// the credential may lack what this request needs.
+		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
+			": set mcp_authorization.protected_request to a request the credential may make")
 	}
 	return nil
+}
+
+// refusedAsMalformed: RFC 6750 3.1 answers a malformed request
+// invalid_request, which SHOULD be 400, while MCP's authorization.11 lists
+// 401 for an invalid token; either is a refusal. A 401 carries the Bearer
+// challenge (RFC 6750 3).
+func (st *State) refusedAsMalformed() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	switch st.reply.Status {
+	case http.StatusBadRequest:
+		return nil
+	case http.StatusUnauthorized:
+		return st.isBearerChallenge("WWW-Authenticate")
+	}
+	return st.depart("HTTP status (RFC 6750 3.1, authorization.11)", "400 or 401", describe(st.reply), st.reply.Last())
 }
 
 // bearer returns the first Bearer challenge of the reply, or nil.
