@@ -12,7 +12,7 @@ Feature: discovery.3 Authorization server metadata discovery
 
   @ASM-1 @ASM-3
   Scenario: The authorization server metadata is found at the well-known URIs in the specification's order
-    Given the authorization server's metadata, found the way a client finds it
+    Given the authorization server's metadata, found at the well-known URIs in the specification's order
     Then the authorization server metadata names an authorization_endpoint and a token_endpoint
 
   @ASM-2

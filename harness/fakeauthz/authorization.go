@@ -57,6 +57,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 		"authorization_response_iss_parameter_supported": true,
 		"client_id_metadata_document_supported":          true,
 	}
+	if h.breaks[RegistrationUnreachable] {
+		doc["registration_endpoint"] = "http://127.0.0.1:1/register"
+	}
 	if h.breaks[ASIssuerMismatch] {
 		doc["issuer"] = h.AS.URL
 	}
@@ -81,11 +84,20 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "slow_down", "error_description": "too many registrations"})
 		return
 	}
+	if h.breaks[RegistrationProtected] {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token"})
+		return
+	}
 	var body struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
+		return
+	}
+	if h.breaks[RegistrationBroken] {
+		writeJSON(w, http.StatusOK, map[string]any{"redirect_uris": body.RedirectURIs})
 		return
 	}
 	id := random()
@@ -97,6 +109,11 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 
 // authorize validates the request (OAuth 2.1 4.1.1, 4.1.2.1) and approves it.
 func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
+	if h.breaks[ConsentPage] {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = io.WriteString(w, "<html><body><form method=post><button>Allow</button></form></body></html>")
+		return
+	}
 	q := r.URL.Query()
 	h.mu.Lock()
 	uris, known := h.clients[q.Get("client_id")]

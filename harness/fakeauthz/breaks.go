@@ -80,8 +80,12 @@ const (
 	IssNotAdvertised Break = "iss-not-advertised"
 	// CIMDNotAdvertised does not advertise Client ID Metadata Documents (REG-1).
 	CIMDNotAdvertised Break = "cimd-not-advertised"
-	// RegistrationRefused answers a valid registration 400 (REG-2).
-	RegistrationRefused Break = "registration-refused"
+	// RegistrationBroken answers a valid registration 200 without a
+	// client_id (REG-2).
+	RegistrationBroken Break = "registration-broken"
+	// RegistrationUnreachable advertises a registration_endpoint nothing
+	// listens on (REG-2).
+	RegistrationUnreachable Break = "registration-unreachable"
 )
 
 // RegistrationThrottled is no departure: the authorization server answers
@@ -90,6 +94,20 @@ const (
 // failed.
 const RegistrationThrottled Break = "registration-throttled"
 
-// MalformedBadRequest is no departure: it answers a malformed token 400
-// invalid_request, as RFC 6750 section 3.1 says it SHOULD.
-const MalformedBadRequest Break = "malformed-bad-request"
+// The choices below are no departures: each is something a server may do
+// that leaves a check unable to run, or that the pack must accept.
+const (
+	// RegistrationRefused refuses every registration with an RFC 7591 error
+	// (section 3.2.2 allows it): what needs a registered client is not run.
+	RegistrationRefused Break = "registration-refused"
+	// RegistrationProtected answers every registration 401, as an endpoint
+	// protected with an initial access token does (RFC 7591 section 3).
+	RegistrationProtected Break = "registration-protected"
+	// MalformedBadRequest answers a malformed token 400 invalid_request, as
+	// RFC 6750 section 3.1 says it SHOULD.
+	MalformedBadRequest Break = "malformed-bad-request"
+	// ConsentPage answers every authorization request with a 200 page, as a
+	// server that asks a person first does: only the approval command can
+	// say where it leads.
+	ConsentPage Break = "consent-page"
+)

@@ -34,7 +34,7 @@ const (
 	azOrigin        = "mcp-authorization/transport_1_origin.feature: A request with an invalid Origin answers 403 Forbidden"
 )
 
-// runAuthz runs the mcp-authorization pack agains// runAuthz runs the mcp-authorization pack against a fake with the given departures.
+// runAuthz runs the mcp-authorization pack against a fake with the given departures.
 func runAuthz(breaks ...fakeauthz.Break) outcome.Run {
 	return runAuthzWith(func(*fakeauthz.Host, *target.Target) {}, breaks...)
 }
@@ -170,7 +170,7 @@ func asAll() []string {
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
 		expectDeparture,
-		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound, asIssuer, asS256, asCIMD, asRegistration}, flowScenarios, "discovery.3"),
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...), "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
@@ -185,7 +185,8 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess}, []string{asIssAdvert}, "iss"),
 		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
-		Entry("registration refused", fakeauthz.RegistrationRefused, []string{asRegistration}, flowScenarios, "RFC 7591"),
+		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, flowScenarios, "RFC 7591"),
+		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration}, flowScenarios, "registration at"),
 	)
 })
 
@@ -219,10 +220,77 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 	})
 })
 
+// codeScenarios are the scenarios that need a code the approval command got.
+var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess}
+
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("accepts a malformed token answered 400, as RFC 6750 3.1 says it should be", func() {
 		run := runAuthz(fakeauthz.MalformedBadRequest)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("leaves registration not run when the server refuses it with an RFC 7591 error, naming the profile key", func() {
+		expectNotRun(runAuthz(fakeauthz.RegistrationRefused), append([]string{asRegistration}, flowScenarios...), "mcp_authorization.client_id")
+	})
+	It("leaves registration not run when the endpoint is protected (RFC 7591 3)", func() {
+		expectNotRun(runAuthz(fakeauthz.RegistrationProtected), append([]string{asRegistration}, flowScenarios...), "mcp_authorization.client_id")
+	})
+	It("leaves every authorization server check but discovery not run, naming the key, when the profile's issuer serves no metadata", func() {
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Profile.MCPAuthorization.Issuer = h.RS.URL + "/nowhere" })
+		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFound}), describeRun(run))
+		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...)
+		slices.Sort(notRun)
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
+		for _, r := range run.Results {
+			switch r.Status {
+			case outcome.NotRun:
+				Expect(r.Reason).To(ContainSubstring("mcp_authorization.issuer"), r.ID)
+			case outcome.Failed:
+				Expect(r.Departure.Error()).To(ContainSubstring("mcp_authorization.issuer"), r.ID)
+			}
+		}
+	})
+	It("runs no authorization server check, naming the key, when the profile's issuer cannot be reached", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.Issuer = "http://127.0.0.1:1/tenant"
+		})
+		expectNotRun(run, asAll(), "mcp_authorization.issuer")
+	})
+	It("leaves what needs a code not run when the approval command's person denies the request", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.ApproveAuthorization = func(context.Context, string) (string, error) {
+				return t.Profile.MCPAuthorization.RedirectURI + "?error=access_denied&state=conform-state", nil
+			}
+		})
+		expectNotRun(run, codeScenarios, "access_denied")
+	})
+	It("leaves what needs a code not run when the approval command hands back no redirect to the redirect_uri", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "https://login.example/signin", nil }
+		})
+		expectNotRun(run, codeScenarios, "https://login.example/signin")
+	})
+	It("leaves the flow not run when the approval command fails on a consent page, and sees no redirect to an unregistered redirect_uri", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }
+		}, fakeauthz.ConsentPage)
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asRedirect })
+		Expect(withStatus(run, outcome.Passed)).To(ContainElement(asRedirect), describeRun(run))
+		expectNotRun(run, notRun, "")
+		for _, id := range []string{asNoChallenge, asPlain} {
+			for _, r := range run.Results {
+				if r.ID == id {
+					Expect(r.Reason).To(ContainSubstring("browser exited 1"), id)
+				}
+			}
+		}
+	})
+	It("leaves the flow, REDIR-1 included, not run on a consent page without an approval command", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.ApproveAuthorization = nil }, fakeauthz.ConsentPage)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		Expect(withStatus(run, outcome.NotRun)).To(ContainElement(asRedirect), describeRun(run))
+		notRun := slices.Clone(flowScenarios)
+		slices.Sort(notRun)
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 	})
 	It("leaves TOK-6 not run when the credential is refused 403, insufficient permissions", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

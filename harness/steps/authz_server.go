@@ -29,8 +29,7 @@ type authzClient struct {
 type asFlow struct {
 	md       *authcode.Metadata
 	clientID string
-	// resp is the last authorization response; respEx its exchange when the
-	// harness sent the request itself.
+	// resp is the last authorization response.
 	resp   *authorizeAnswer
 	code   string
 	verify string
@@ -49,14 +48,17 @@ type authorizeAnswer struct {
 	redirected bool
 	params     url.Values
 	ex         wire.Exchange
-	// approved is true when the answer came through the approval command.
-	approved bool
+	// approvalErr is why the approval command, handed a page, failed: the
+	// server may have refused the request after a sign-in, or the command
+	// may have failed on its own.
+	approvalErr error
 }
 
 // registerAuthzServer binds the steps that drive the authorization server
 // (discovery.3, security.2, 4 and 6, authorization.5 and 7.1).
 func (st *State) registerAuthzServer(sc stepContext) {
-	sc.Step(`^the authorization server's metadata, found the way a client finds it$`, st.discoverAS)
+	sc.Step(`^the authorization server's metadata, found at the well-known URIs in the specification's order$`, st.discoverAS)
+	sc.Step(`^the authorization server's metadata, found the way a client finds it$`, st.foundAS)
 	sc.Step(`^the authorization server metadata names an authorization_endpoint and a token_endpoint$`, st.asNamesEndpoints)
 	sc.Step(`^the authorization server metadata's issuer is the identifier its well-known URI was built from$`, st.asIssuerMatches)
 	sc.Step(`^the authorization server metadata's code_challenge_methods_supported includes "([^"]*)"$`, st.asMethodListed)
@@ -121,16 +123,22 @@ func extended(redirectURI string) string {
 
 func (st *State) redirectURI() string { return st.Target.Profile.MCPAuthorization.RedirectURI }
 
+// issuerKey is the profile key that names the authorization server.
+const issuerKey = "mcp_authorization.issuer"
+
 // discoverAS finds the authorization server as a client would: the profile's
 // issuer, else the first the protected resource metadata names; then its
 // metadata in the order discovery.3 gives. Finding none is a departure from
-// ASM-1.
+// ASM-1, the only scenario that judges discovery: the others go through
+// foundAS or usableAS. An issuer from the profile that cannot be reached is
+// a mistake of the profile, so the scenario is not run, naming the key.
 func (st *State) discoverAS(ctx context.Context) error {
 	if st.authz.as.md != nil {
 		return nil
 	}
 	issuer := st.Target.Profile.MCPAuthorization.Issuer
-	if issuer == "" {
+	fromProfile := issuer != ""
+	if !fromProfile {
 		r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
 		if err := st.took(r, err); err != nil {
 			return err
@@ -140,11 +148,14 @@ func (st *State) discoverAS(ctx context.Context) error {
 			challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 		}
 		if issuer, err = authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), challenge); err != nil {
-			return st.skip(err.Error() + " (PRM-1 and PRM-2 check that); set mcp_authorization.issuer to check an authorization server anyway")
+			return st.skip(err.Error() + " (PRM-1 and PRM-2 check that); set " + issuerKey + " to check an authorization server anyway")
 		}
 	}
 	md, tried, err := authcode.Discover(ctx, st.Target.HTTP, issuer)
 	if err != nil {
+		if fromProfile {
+			return st.skip(fmt.Sprintf("the authorization server %s names could not be reached: %v; check %s", issuerKey, err, issuerKey))
+		}
 		return st.depart("authorization server metadata of "+issuer, "an HTTP response", err.Error())
 	}
 	if md == nil {
@@ -154,22 +165,39 @@ func (st *State) discoverAS(ctx context.Context) error {
 			seen = append(seen, fmt.Sprintf("%s answered HTTP %d", r.Exchange.URL, r.Status))
 			exs = append(exs, r.Exchange)
 		}
-		return st.depart("authorization server metadata (discovery.3)", "RFC 8414 or OpenID Connect Discovery metadata at a well-known URI of "+issuer,
+		where := "a well-known URI of " + issuer
+		if fromProfile {
+			where += " (" + issuerKey + ")"
+		}
+		return st.depart("authorization server metadata (discovery.3)", "RFC 8414 or OpenID Connect Discovery metadata at "+where,
 			strings.Join(seen, "; "), exs...)
 	}
 	st.authz.as.md = md
 	return nil
 }
 
+// foundAS is the authorization server metadata a scenario other than ASM-1
+// judges: when there is none, the scenario is not run, since ASM-1 is what
+// fails for it; when the issuer came from the profile, the reason names the
+// key, which may be what is wrong.
+func (st *State) foundAS(ctx context.Context) error {
+	err := st.discoverAS(ctx)
+	var d *outcome.Departure
+	if !errors.As(err, &d) {
+		return err
+	}
+	reason := "no authorization server metadata to judge (ASM-1 checks discovery): " + d.Actual
+	if st.Target.Profile.MCPAuthorization.Issuer != "" {
+		reason += "; the issuer is " + issuerKey + "'s, check it"
+	}
+	return st.skip(reason)
+}
+
 // usableAS is the authorization server a flow can be run against: found,
 // and naming the endpoints of the code flow. When it is not, the scenario is
 // not run: ASM-1 and ASM-3 are what fail for it.
 func (st *State) usableAS(ctx context.Context) error {
-	if err := st.discoverAS(ctx); err != nil {
-		var d *outcome.Departure
-		if errors.As(err, &d) {
-			return st.skip("no authorization server metadata to run the flow with (ASM-1 checks discovery): " + d.Actual)
-		}
+	if err := st.foundAS(ctx); err != nil {
 		return err
 	}
 	md := st.authz.as.md
@@ -282,7 +310,7 @@ func (st *State) publicClient(ctx context.Context) error {
 	}
 	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	if err != nil {
-		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
+		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
 	}
 	id, _ := r.String("client_id")
 	if throttled(r) {
@@ -321,8 +349,17 @@ func (st *State) registrationAnswered() error {
 	if throttled(r) {
 		return st.skipThrottled(r, "registration", "")
 	}
+	errCode, _ := r.String("error")
+	switch {
+	case r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden:
+		// RFC 7591 3 lets the endpoint be protected (an initial access token).
+		return st.skip(fmt.Sprintf("the registration endpoint answered HTTP %d: it is protected, as RFC 7591 3 allows; set mcp_authorization.client_id to a registered public client", r.Status))
+	case r.Status == http.StatusBadRequest && errCode != "":
+		// RFC 7591 3.2.2 lets the server refuse a registration with an error.
+		return st.skip(fmt.Sprintf("the authorization server refused the registration as RFC 7591 3.2.2 allows (%s); set mcp_authorization.client_id to a registered public client", describeOAuth(r)))
+	}
 	if id, _ := r.String("client_id"); r.Status != http.StatusCreated || id == "" {
-		return st.depart("registration (RFC 7591 3.2.1)", "HTTP 201 with a client_id", describeOAuth(r), r.Exchange)
+		return st.depart("registration (RFC 7591 3.2.1, 3.2.2)", "HTTP 201 with a client_id, or a 400 with an RFC 7591 error", describeOAuth(r), r.Exchange)
 	}
 	return nil
 }
@@ -374,10 +411,11 @@ func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Re
 	// A page, or a redirect elsewhere (a login page), may lead to consent:
 	// only the approval command can say where it ends.
 	if !a.redirected && (resp.StatusCode == http.StatusOK || resp.StatusCode/100 == 3) && st.Target.ApproveAuthorization != nil {
-		if loc, err := st.Target.ApproveAuthorization(ctx, u); err == nil {
-			if r, err := authcode.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
-				a.redirected, a.params, a.location, a.approved = true, r.Params, loc, true
-			}
+		loc, err := st.Target.ApproveAuthorization(ctx, u)
+		if err != nil {
+			a.approvalErr = err
+		} else if r, err := authcode.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
+			a.redirected, a.params, a.location = true, r.Params, loc
 		}
 	}
 	st.authz.as.resp = a
@@ -417,6 +455,10 @@ func (st *State) authorizationRefused() error {
 		return nil
 	case a.status >= 400 && a.status < 500:
 		return nil
+	case a.approvalErr != nil:
+		// Whether the server refused after a sign-in or the command failed
+		// on its own cannot be told apart.
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v", a.describe(), a.approvalErr))
 	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
@@ -431,8 +473,8 @@ func (st *State) noRedirectToUnregistered() error {
 	if a.redirected {
 		return st.depart("authorization response (security.6)", "no redirect to the unregistered redirect_uri", a.describe(), a.ex)
 	}
-	if a.status/100 == 3 && st.Target.ApproveAuthorization == nil {
-		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may lead to the redirect_uri after consent: set oauth.authorization_approval_command", a.describe()))
+	if (a.status == http.StatusOK || a.status/100 == 3) && st.Target.ApproveAuthorization == nil {
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page leading to the redirect_uri: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return nil
 }
@@ -498,6 +540,10 @@ func (st *State) issIsIssuer() error {
 }
 
 // approveAuthorization sends a valid request through the approval command.
+// What the command hands back is the person's decision, not the server's:
+// when it is no redirect to the redirect_uri, or a refusal by the person
+// (access_denied, OAuth 2.1 section 4.1.2.1), nothing was approved, and the
+// scenario is not run, quoting what came back.
 func (st *State) approveAuthorization(ctx context.Context) error {
 	if st.Target.ApproveAuthorization == nil {
 		return st.skip(st.Target.Lacks("authorization-approval"))
@@ -505,9 +551,15 @@ func (st *State) approveAuthorization(ctx context.Context) error {
 	req, verifier := st.request()
 	r, err := authcode.Authorize(ctx, st.Target.ApproveAuthorization, req)
 	if err != nil {
-		return st.skip("the approval command could not complete the authorization: " + err.Error())
+		return st.skip("the approval command (oauth.authorization_approval_command) could not complete the authorization: " + err.Error())
 	}
-	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params, approved: true}
+	if !r.ToRedirectURI {
+		return st.skip(fmt.Sprintf("the approval command (oauth.authorization_approval_command) handed back %q, not a redirect to the redirect_uri %s, so the request was not approved", r.Location, req.RedirectURI))
+	}
+	if r.Params.Get("error") == "access_denied" {
+		return st.skip(fmt.Sprintf("the authorization was denied (%s), so the request was not approved: the approval command (oauth.authorization_approval_command) must approve it", r.Location))
+	}
+	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params}
 	st.authz.as.verify = verifier
 	return nil
 }
