@@ -51,8 +51,6 @@ type Metadata struct {
 	URL string
 	// Reply is the answer that carried it; Reply.JSON is the document.
 	Reply *oauthclient.Reply
-	// Tried are the answers before it, in order.
-	Tried []*oauthclient.Reply
 }
 
 // String returns a string member of the document, or "".
@@ -94,7 +92,7 @@ func Discover(ctx context.Context, hc *http.Client, issuer string) (*Metadata, [
 			return nil, tried, fmt.Errorf("GET %s: %w", u, err)
 		}
 		if r.Status == http.StatusOK && r.JSON != nil {
-			return &Metadata{Issuer: issuer, URL: u, Reply: r, Tried: tried}, tried, nil
+			return &Metadata{Issuer: issuer, URL: u, Reply: r}, tried, nil
 		}
 		tried = append(tried, r)
 	}
