@@ -183,7 +183,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
 		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
 		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess}, []string{asIssAdvert}, "iss"),
-		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 3"),
+		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
 		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, flowScenarios, "RFC 7591"),
 		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration}, flowScenarios, "registration at"),

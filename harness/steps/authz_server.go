@@ -521,7 +521,7 @@ func (st *State) issAdvertisedWhenSent() error {
 		return st.skip("the authorization response carries no iss, so nothing need be advertised (ISS-3 asks for iss)")
 	}
 	if md := st.authz.as.md; !md.Bool("authorization_response_iss_parameter_supported") {
-		return st.depart("authorization_response_iss_parameter_supported (RFC 9207 3)", "true, since responses carry iss",
+		return st.depart("authorization_response_iss_parameter_supported (RFC 9207 2.3)", "true, since responses carry iss",
 			jsonText(md.Reply.JSON["authorization_response_iss_parameter_supported"]), md.Reply.Exchange)
 	}
 	return nil
