@@ -14,11 +14,13 @@ import (
 )
 
 // Disk is a directory on disk. Every access goes through an os.Root, so no
-// name, symlink included, reaches outside the directory. Writes go to a
-// temporary file that is renamed (or, for create, linked) into place, so a
-// reader never sees half a file, and they never replace what the host's
-// operator put there that is not a regular file: a symlink, a device, a
-// named pipe (issue 8 item 11).
+// name, symlink included, reaches outside the directory. Create and
+// overwrite go to a temporary file that is renamed (or, for create, linked)
+// into place, so a reader never sees half of what they write. Append writes
+// in place: a reader may see the file while the data is being added, and a
+// write that fails is cut off again, so no part of it is kept. Writes never
+// replace what the host's operator put there that is not a regular file: a
+// symlink, a device, a named pipe (issue 8 item 11).
 //
 // Files and directories are created as any Unix program creates them,
 // 0666 and 0777 less the process umask; an overwrite keeps the mode of the
@@ -220,7 +222,10 @@ func (d *Disk) replace(target string, data []byte, perm fs.FileMode) error {
 
 // append adds data at the end of the regular file at target in place: the
 // file is not read, and other files' writers do not wait. O_NONBLOCK makes
-// a named pipe swapped in since the Lstat fail instead of waiting.
+// a named pipe swapped in since the Lstat fail instead of waiting. A write
+// that fails part way (a full disk, a file size limit) is truncated back to
+// the size the file had, so the call either adds all of data or none of it;
+// the path's lock keeps other writers of this file out meanwhile.
 func (d *Disk) append(target string, data []byte) error {
 	f, err := d.root.OpenFile(target, os.O_WRONLY|os.O_APPEND|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -230,11 +235,20 @@ func (d *Disk) append(target string, data []byte) error {
 	if err == nil && !fi.Mode().IsRegular() {
 		err = ErrNotRegular
 	}
-	if err == nil {
-		_, err = f.Write(data)
+	if err != nil {
+		_ = f.Close()
+		return err
 	}
+	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
+	}
+	if err != nil {
+		if terr := f.Truncate(fi.Size()); terr == nil {
+			_ = f.Sync()
+		} else {
+			err = fmt.Errorf("%w; and cutting off the partial write failed: %v", err, terr)
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

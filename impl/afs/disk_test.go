@@ -85,6 +85,22 @@ var _ = Describe("Disk provider writes (issue 8 items 11 and 13)", func() {
 		Expect(os.ReadFile(filepath.Join(dir, "log.txt"))).To(Equal([]byte("one\ntwo\n")))
 	})
 
+	It("keeps nothing of an append that fails part way", func() {
+		_, err := fsys.Write(ctx, "/overlay/log.txt", []byte("one\n"), afs.Append)
+		Expect(err).NotTo(HaveOccurred())
+		// A file size limit of 8 bytes lets the kernel take 4 of the 16
+		// bytes and refuse the rest (EFBIG), as a disk that fills up would.
+		var limit syscall.Rlimit
+		Expect(syscall.Getrlimit(syscall.RLIMIT_FSIZE, &limit)).To(Succeed())
+		small := limit
+		small.Cur = 8
+		Expect(syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small)).To(Succeed())
+		_, err = fsys.Write(ctx, "/overlay/log.txt", []byte("0123456789abcdef"), afs.Append)
+		Expect(syscall.Setrlimit(syscall.RLIMIT_FSIZE, &limit)).To(Succeed())
+		Expect(err).To(HaveOccurred())
+		Expect(os.ReadFile(filepath.Join(dir, "log.txt"))).To(Equal([]byte("one\n")))
+	})
+
 	It("creates files and directories through the umask, and an overwrite keeps the mode", func() {
 		old := syscall.Umask(0o027)
 		DeferCleanup(func() { syscall.Umask(old) })
