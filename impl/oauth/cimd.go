@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -82,16 +83,45 @@ var errPrivateAddress = errors.New("client metadata document on a non-public add
 
 // publicOnly is the dialer's check of the address actually dialled.
 func publicOnly(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip := net.ParseIP(host)
-	if ip == nil || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil || !publicAddress(ap.Addr()) {
 		return errPrivateAddress
 	}
 	return nil
+}
+
+// notGlobal holds the special-purpose ranges (RFC 6890 and the IANA
+// registries) that IsGlobalUnicast and IsPrivate let through, yet that reach
+// no public host or, for the IPv6 prefixes that embed an IPv4 address, may
+// reach a private one through a translator or relay.
+var notGlobal = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network" (RFC 1122 section 3.2.1.3)
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space, carrier-grade NAT (RFC 6598)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments (RFC 6890)
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking (RFC 2544)
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved (RFC 1112 section 4)
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible, ::a.b.c.d (RFC 4291 section 2.5.5.1)
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (RFC 2765 section 2.1)
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 well-known prefix (RFC 6052)
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // local-use NAT64 (RFC 8215)
+	netip.MustParsePrefix("2001::/32"),       // Teredo (RFC 4380)
+	netip.MustParsePrefix("2002::/16"),       // 6to4 (RFC 3056)
+}
+
+// publicAddress reports whether a is a global unicast address outside the
+// private and special-purpose ranges. An IPv4-mapped address (::ffff:a.b.c.d)
+// is judged as the IPv4 address it carries, and a zone is ignored.
+func publicAddress(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	if !a.IsGlobalUnicast() || a.IsPrivate() {
+		return false
+	}
+	for _, p := range notGlobal {
+		if p.Contains(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // fetch reads and checks the document a client_id names.
