@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/origin"
 )
 
 // ApproveAuthorization stands in for the owner at the authorization
@@ -42,8 +43,9 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("authorization URL %q is not absolute", authorizationURL)
 	}
-	if !sameOrigin(u, b) {
-		return "", fmt.Errorf("authorization URL %q is not on the target %s: refusing to send it the owner secret", authorizationURL, b.Scheme+"://"+b.Host)
+	targetOrigin := b.Scheme + "://" + b.Host
+	if !origin.Same(targetOrigin, authorizationURL) {
+		return "", fmt.Errorf("authorization URL %q is not on the target %s: refusing to send it the owner secret", authorizationURL, targetOrigin)
 	}
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -52,8 +54,7 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 	noFollow := *hc
 	noFollow.Jar = jar
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	origin := b.Scheme + "://" + b.Host
-	status, _, page, err := exchange(ctx, &noFollow, http.MethodPost, origin+"/oauth/login",
+	status, _, page, err := exchange(ctx, &noFollow, http.MethodPost, targetOrigin+"/oauth/login",
 		url.Values{"secret": {ownerSecret}, "return": {u.RequestURI()}})
 	switch {
 	case err != nil:
@@ -75,7 +76,7 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 	if form == nil {
 		return "", fmt.Errorf("the authorization page shows no approval form")
 	}
-	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, origin+u.Path, form)
+	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, targetOrigin+u.Path, form)
 	if err != nil {
 		return "", fmt.Errorf("approve on the consent page: %w", err)
 	}
@@ -83,21 +84,4 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 		return "", fmt.Errorf("approving answered %d without a redirect: %s", status, strings.TrimSpace(page))
 	}
 	return loc, nil
-}
-
-// sameOrigin compares two URLs' origins (RFC 6454 section 4: scheme, host
-// and port), with scheme and host in any case and default ports implied.
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
-}
-
-// port is a URL's port, the scheme's default when none is written.
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/impl/origin"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -106,7 +107,7 @@ func (s *Server) ownerSession(r *http.Request) (store.Digest, bool) {
 // where a request comes from in Sec-Fetch-Site, a header no page can set, so
 // when it is present it decides: only same-origin (or none, a navigation the
 // person made) passes. Older browsers send only Origin, which must then
-// name this host; the pages' Referrer-Policy: no-referrer makes a browser
+// name this host, judged by origin.Same as the MCP endpoint judges it; the pages' Referrer-Policy: no-referrer makes a browser
 // send Origin: null, which only passes beside Sec-Fetch-Site. A client that
 // sends neither (a command-line client) is judged by its session and form
 // token alone.
@@ -114,12 +115,11 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site != "" {
 		return site == "same-origin" || site == "none"
 	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
+	value := r.Header.Get("Origin")
+	if value == "" {
 		return true
 	}
-	base, err := url.Parse(s.base.Of(r))
-	return err == nil && origin == base.Scheme+"://"+base.Host
+	return origin.Same(value, s.base.Of(r))
 }
 
 // crossSite is the page a cross-site consent post receives.

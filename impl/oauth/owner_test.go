@@ -113,6 +113,19 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		Expect(h.poll(d).str("scope")).To(Equal("afs:read afs:write"))
 	})
 
+	// An older browser sends only Origin; it is judged as the MCP endpoint's
+	// Origin check judges it (origin.Same), with scheme and host in any case.
+	It("accepts a post whose only Origin names this host in upper case", func() {
+		form := url.Values{"user_code": {d.userCode}, "role": {"member"}, "action": {"approve"},
+			"csrf": {h.csrfFor(d.userCode)}}
+		req, err := http.NewRequest(http.MethodPost, h.url("/oauth/device"), strings.NewReader(form.Encode()))
+		Expect(err).NotTo(HaveOccurred())
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", strings.ToUpper(h.url("")))
+		Expect(doWith(h.browser, req).status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).str("scope")).To(Equal("afs:read afs:write"))
+	})
+
 	It("meets a code-guessing loop with 429 within 20 tries (RFC 8628 section 5.1)", func() {
 		throttledAt := 0
 		for i := 1; i <= 20 && throttledAt == 0; i++ {

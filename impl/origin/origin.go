@@ -25,7 +25,7 @@ const forbiddenBody = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbid
 func Guard(next http.Handler, base baseurl.Resolver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		values, present := r.Header["Origin"]
-		if present && !(len(values) == 1 && sameOrigin(values[0], base.Of(r))) {
+		if present && !(len(values) == 1 && Same(values[0], base.Of(r))) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte(forbiddenBody))
@@ -35,10 +35,13 @@ func Guard(next http.Handler, base baseurl.Resolver) http.Handler {
 	})
 }
 
-// sameOrigin compares an Origin value with the base URL's origin (RFC 6454
-// section 5: scheme, host and port), case-insensitively as origins are
-// serialised in lower case.
-func sameOrigin(value, base string) bool {
+// Same reports whether value, an origin as an Origin header serialises it
+// (scheme://host[:port], RFC 6454 section 6.1), is the origin of the URL
+// base, whose path and query are ignored. Origins are compared by scheme,
+// host and port (RFC 6454 section 5), case-insensitively as they are
+// serialised in lower case, with the scheme's default port implied. Every
+// same-origin judgement of the host uses it, so they cannot disagree.
+func Same(value, base string) bool {
 	o, err := url.Parse(strings.TrimSpace(value))
 	if err != nil || o.Scheme == "" || o.Host == "" || (o.Path != "" && o.Path != "/") || o.RawQuery != "" {
 		return false

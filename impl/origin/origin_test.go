@@ -58,3 +58,16 @@ var _ = Describe("the Origin guard", func() {
 		Entry("the request's Host when a public URL is configured", "https://tools.example", "127.0.0.1:8080", "http://127.0.0.1:8080"),
 	)
 })
+
+var _ = DescribeTable("Same judges an origin against a URL",
+	func(value, base string, want bool) { Expect(origin.Same(value, base)).To(Equal(want)) },
+	Entry("the same origin", "https://tools.example", "https://tools.example/oauth/authorize?x=1", true),
+	Entry("scheme and host in another case", "HTTPS://Tools.Example", "https://tools.example", true),
+	Entry("the default port written", "https://tools.example:443", "https://tools.example/", true),
+	Entry("the default port written in the URL", "http://127.0.0.1", "http://127.0.0.1:80/x", true),
+	Entry("another port", "http://127.0.0.1:8080", "http://127.0.0.1:9090", false),
+	Entry("another scheme", "http://tools.example", "https://tools.example", false),
+	Entry("another host", "https://tools.example", "https://tools.example.attacker.example", false),
+	Entry("an origin with a path", "https://tools.example/x", "https://tools.example", false),
+	Entry("the opaque origin", "null", "https://tools.example", false),
+)
