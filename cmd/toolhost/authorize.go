@@ -18,7 +18,7 @@ import (
 // endpoint, without a browser, and prints where the host redirected: what
 // conform's profile key oauth.authorization_approval_command expects.
 //
-//	authorization_approval_command: "toolhost authorize --data ./data --target http://127.0.0.1:8080 {authorization_url}"
+//	authorization_approval_command: "toolhost authorize --data ./data --target {target} {authorization_url}"
 //
 // It finds the owner secret as approve does, and refuses without one. The
 // authorization URL comes from a client, so the secret goes only to --target,

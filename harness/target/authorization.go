@@ -35,12 +35,14 @@ const (
 )
 
 // CommandAuthorizationApprover runs an authorization approval command with
-// {authorization_url} passed as an argument of sh, never spliced into the
-// script, and takes the last line it prints as the redirect URL.
-func CommandAuthorizationApprover(command string) AuthorizationApprover {
+// {authorization_url} and {target} (the base URL of the server under test)
+// passed as arguments of sh, never spliced into the script, and takes the
+// last line it prints as the redirect URL.
+func CommandAuthorizationApprover(command, base string) AuthorizationApprover {
 	script := strings.ReplaceAll(command, "{authorization_url}", `"$1"`)
+	script = strings.ReplaceAll(script, "{target}", `"$2"`)
 	return func(ctx context.Context, authorizationURL string) (string, error) {
-		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-authorize", authorizationURL).Output()
+		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-authorize", authorizationURL, base).Output()
 		if err != nil {
 			return "", fmt.Errorf("authorization_approval_command: %w", err)
 		}

@@ -69,7 +69,7 @@ func FromProfile(p profile.Profile) *Target {
 		t.Approve = CommandApprover(cmd, p.Target)
 	}
 	if cmd := p.OAuth.AuthorizationApprovalCommand; cmd != "" {
-		t.ApproveAuthorization = CommandAuthorizationApprover(cmd)
+		t.ApproveAuthorization = CommandAuthorizationApprover(cmd, p.Target)
 	}
 	a := p.MCPAuthorization
 	t.Tokens = Tokens{Expired: a.ExpiredToken(), OtherResource: a.OtherResourceToken(), Limited: a.LimitedToken()}

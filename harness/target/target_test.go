@@ -116,21 +116,21 @@ var _ = Describe("the mcp-authorization capabilities", func() {
 		Expect(t.Lacks(target.NeedsLimitedToken)).To(BeEmpty())
 	})
 
-	It("passes the authorization URL to the approval command as an argument and reads the redirect it prints last", func() {
+	It("passes the authorization URL and the target to the approval command as arguments and reads the redirect it prints last", func() {
 		p := profile.Default("http://127.0.0.1:3000")
-		p.OAuth.AuthorizationApprovalCommand = `echo consenting; echo "http://127.0.0.1:8765/callback?code=c&from=$(printf %s {authorization_url} | wc -c)"`
+		p.OAuth.AuthorizationApprovalCommand = `echo consenting; echo "http://127.0.0.1:8765/callback?code=c&from=$(printf %s {authorization_url} | wc -c)&on="{target}`
 		t := target.FromProfile(p)
 		Expect(t.Lacks(target.NeedsAuthorizationApproval)).To(BeEmpty())
 		hostile := "http://as.example/authorize?x=$(touch /tmp/conform-pwned);y=`id`"
 		got, err := t.ApproveAuthorization(context.Background(), hostile)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got).To(Equal(fmt.Sprintf("http://127.0.0.1:8765/callback?code=c&from=%d", len(hostile))))
+		Expect(got).To(Equal(fmt.Sprintf("http://127.0.0.1:8765/callback?code=c&from=%d&on=http://127.0.0.1:3000", len(hostile))))
 	})
 
 	It("fails when the approval command fails or prints nothing", func() {
-		_, err := target.CommandAuthorizationApprover("exit 3")(context.Background(), "http://as.example/authorize")
+		_, err := target.CommandAuthorizationApprover("exit 3", "http://h:1")(context.Background(), "http://as.example/authorize")
 		Expect(err).To(MatchError(ContainSubstring("authorization_approval_command")))
-		_, err = target.CommandAuthorizationApprover("true")(context.Background(), "http://as.example/authorize")
+		_, err = target.CommandAuthorizationApprover("true", "http://h:1")(context.Background(), "http://as.example/authorize")
 		Expect(err).To(MatchError(ContainSubstring("printed no redirect URL")))
 	})
 })
