@@ -61,7 +61,7 @@ func findIssuer(ctx context.Context, t *target.Target) (string, error) {
 		params = map[string]any{}
 	}
 	challenge := ""
-	r, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Call(ctx, "", req.Method, params)
+	r, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params)
 	if err == nil && r.Status == http.StatusUnauthorized {
 		challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 	}

@@ -1,9 +1,12 @@
 // Package mcpclient is the harness's MCP client: JSON-RPC over the MCP
 // streamable HTTP transport, spoken with plain net/http so that every status
 // code, header and body the host sends reaches a scenario unchanged
-// (PRODUCT.md section 7). It does only what the transport obliges a client to
-// do (the initialize handshake, carrying the session, starting over when a
-// session has ended) and judges nothing itself.
+// (PRODUCT.md section 7). It speaks MCP 2026-07-28 first (per-request _meta
+// and headers, no handshake) and falls back to the earlier revisions as the
+// transport's Backward Compatibility section tells a client to (revision.go);
+// for those it does what the transport obliges (the initialize handshake,
+// carrying the session, starting over when a session has ended). It judges
+// nothing itself.
 package mcpclient
 
 import (
@@ -20,11 +23,9 @@ import (
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
-// ProtocolVersion is the MCP revision the harness speaks and offers in initialize.
-const ProtocolVersion = "2025-06-18"
-
 // Header names of the MCP streamable HTTP transport (MCP 2025-06-18,
-// Transports, "Session Management" and "Protocol Version Header").
+// Transports, "Session Management" and "Protocol Version Header"; the
+// version header is 2026-07-28's too).
 const (
 	// SessionHeader carries the session id the host issued in its answer to initialize.
 	SessionHeader = "Mcp-Session-Id"
@@ -55,9 +56,9 @@ var clientInfo = func() map[string]string {
 	return map[string]string{"name": "conform", "version": version}
 }()
 
-// Client talks to one MCP endpoint. It keeps one session per distinct
-// Authorization value, because a session belongs to the caller that opened it.
-// It is safe for concurrent use.
+// Client talks to one MCP endpoint. With a server of an earlier revision it
+// keeps one session per distinct Authorization value, because a session
+// belongs to the caller that opened it. It is safe for concurrent use.
 type Client struct {
 	endpoint string
 	hc       *http.Client
@@ -65,6 +66,13 @@ type Client struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	// pinned is the one revision to speak, "" to negotiate.
+	pinned string
+	// era is what replies have shown of the server's revision; offer is the
+	// version initialize offers once the server listed its own; chosen is the
+	// version an earlier server chose in initialize.
+	era           era
+	offer, chosen string
 }
 
 // session is what the transport asks a client to remember between requests.
@@ -76,10 +84,12 @@ type session struct {
 	version  string // protocol version the host chose in initialize
 }
 
-// state is what one request carries of its session.
+// state is what one request carries of its session, or, for a stateless
+// request, the headers that stand in for it.
 type state struct {
 	id      string
 	version string
+	header  http.Header
 }
 
 // New returns a client for the MCP endpoint (e.g. "http://h:8080/mcp"). A nil
@@ -118,14 +128,90 @@ func (c *Client) Call(ctx context.Context, auth, method string, params any) (*Re
 		s.mu.Unlock()
 		return r, nil
 	}
+	if c.speaksModern() {
+		body, want, header, err := c.modernRequest(method, params)
+		if err != nil {
+			return nil, err
+		}
+		r, err := c.post(ctx, auth, jsonType, body, state{header: header}, want)
+		if err != nil {
+			return nil, err
+		}
+		if c.learn(r) == answered {
+			return r, nil
+		}
+		legacy, err := c.exchange(ctx, auth, jsonType, c.request(method, params))
+		if legacy != nil {
+			legacy.Exchanges = append(r.Exchanges, legacy.Exchanges...)
+		}
+		return legacy, err
+	}
 	return c.exchange(ctx, auth, jsonType, c.request(method, params))
+}
+
+// Probe sends the lone request a server answers on its own, with no state
+// before it, carrying extra headers (an Origin, say): server/discover in
+// 2026-07-28, which servers MUST implement (changelog, "Major changes" 3),
+// else initialize, which opens nothing here. It learns the revision as Call
+// does.
+func (c *Client) Probe(ctx context.Context, auth string, extra http.Header) (*Reply, error) {
+	var first []wire.Exchange
+	if c.speaksModern() {
+		body, want, header, err := c.modernRequest("server/discover", nil)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range extra {
+			header[k] = v
+		}
+		r, err := c.post(ctx, auth, jsonType, body, state{header: header}, want)
+		if err != nil {
+			return nil, err
+		}
+		if c.learn(r) == answered {
+			return r, nil
+		}
+		first = r.Exchanges
+	}
+	body, want, err := c.request("initialize", c.initializeParams())()
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.post(ctx, auth, jsonType, body, state{header: extra}, want)
+	if err != nil {
+		return nil, err
+	}
+	r.Exchanges = append(first, r.Exchanges...)
+	return r, nil
+}
+
+// initializeParams are what the client says of itself in initialize.
+func (c *Client) initializeParams() map[string]any {
+	return map[string]any{
+		"protocolVersion": c.offered(),
+		"capabilities":    map[string]any{},
+		"clientInfo":      clientInfo,
+	}
 }
 
 // Send posts a raw body with the given Content-Type ("" sends none), for
 // bad-input checks: malformed JSON, batches, wrong content types, huge bodies.
-// It does the session handshake like Call. Since the client cannot know the
-// body's ids, Reply.Message is the first JSON-RPC response in the reply.
+// To a 2026-07-28 server it adds the headers the body lets it mirror and
+// leaves the body as it is; to an earlier one (or one whose revision no reply
+// has shown yet) it does the session handshake like Call. Since the client
+// cannot know the body's ids, Reply.Message is the first JSON-RPC response in
+// the reply.
 func (c *Client) Send(ctx context.Context, auth string, contentType string, body []byte) (*Reply, error) {
+	if c.Revision() == "" && c.speaksModern() {
+		// A raw body cannot tell the revision (a malformed one earns a 400
+		// in every revision), so a request that can tell goes first: the
+		// anonymous tools/list, which tool hosts answer (source 7.5 step 1).
+		// Whatever it gets, the body below is the caller's.
+		_, _ = c.Call(ctx, "", "tools/list", map[string]any{})
+	}
+	if c.Revision() == Modern {
+		return c.post(ctx, auth, contentType, body, state{header: mirrored(body)}, "")
+	}
 	return c.exchange(ctx, auth, contentType, func() ([]byte, string, error) { return body, "", nil })
 }
 
@@ -185,28 +271,25 @@ func (c *Client) handshake(ctx context.Context, auth string, s *session) (state,
 	defer s.mu.Unlock()
 	var exs []wire.Exchange
 	if !s.opened {
-		body, want, err := c.request("initialize", map[string]any{
-			"protocolVersion": ProtocolVersion,
-			"capabilities":    map[string]any{},
-			"clientInfo":      clientInfo,
-		})()
+		body, want, err := c.request("initialize", c.initializeParams())()
 		if err != nil {
 			return state{}, exs, err
 		}
 		r, _ := c.post(ctx, auth, jsonType, body, state{}, want)
 		exs = append(exs, r.Exchanges...)
 		s.open(r)
+		c.chose(s.version)
 	}
 	if s.opened && !s.notified {
 		body, err := encode(nil, "notifications/initialized", nil)
 		if err != nil {
 			return state{}, exs, err
 		}
-		r, err := c.post(ctx, auth, jsonType, body, s.state(), "")
+		r, err := c.post(ctx, auth, jsonType, body, s.state(c.offered()), "")
 		exs = append(exs, r.Exchanges...)
 		s.notified = err == nil
 	}
-	return s.state(), exs, nil
+	return s.state(c.offered()), exs, nil
 }
 
 // session returns the session kept for auth, creating an empty one.
@@ -255,12 +338,12 @@ func (s *session) reset() {
 
 // state is what the next request carries. The version header goes on every
 // request after initialize (Transports, "Protocol Version Header"); with no
-// negotiated version the client still names the only one it speaks. The
-// caller holds s.mu.
-func (s *session) state() state {
+// negotiated version the client names the one it offered. The caller holds
+// s.mu.
+func (s *session) state(offered string) state {
 	v := s.version
 	if v == "" {
-		v = ProtocolVersion
+		v = offered
 	}
 	return state{id: s.id, version: v}
 }
@@ -285,6 +368,9 @@ func (c *Client) post(ctx context.Context, auth, contentType string, body []byte
 	}
 	if st.version != "" {
 		req.Header.Set(VersionHeader, st.version)
+	}
+	for k, v := range st.header {
+		req.Header[k] = v
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -116,7 +116,7 @@ func negotiating(version string) http.HandlerFunc {
 }
 
 // stateless answers like the reference host: no session, JSON replies.
-var stateless = negotiating(mcpclient.ProtocolVersion)
+var stateless = negotiating("2025-06-18")
 
 func call(c *mcpclient.Client, auth, method string, params any) *mcpclient.Reply {
 	GinkgoHelper()
@@ -134,7 +134,7 @@ var _ = Describe("Client", func() {
 		)
 		BeforeEach(func() {
 			host = newHost(stateless)
-			c = mcpclient.New(host.endpoint(), host.Client())
+			c = legacy(host)
 		})
 
 		It("opens with initialize and notifications/initialized, then sends the call", func() {
@@ -211,7 +211,7 @@ var _ = Describe("Client", func() {
 
 	It("sends the version the host chose in initialize", func() {
 		host := newHost(negotiating("2025-03-26"))
-		c := mcpclient.New(host.endpoint(), host.Client())
+		c := legacy(host)
 		call(c, "", "tools/list", nil)
 		Expect(host.requests()[2].header.Get("MCP-Protocol-Version")).To(Equal("2025-03-26"))
 	})
@@ -240,7 +240,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("passes over notifications, server requests and other responses to reach its own", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r := call(c, "", "tools/call", map[string]any{"name": "afs_stat", "arguments": map[string]any{"path": "/x"}})
 			Expect(r.Status).To(Equal(http.StatusOK))
 			Expect(r.Message).NotTo(BeNil())
@@ -301,7 +301,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("carries the issued session id on every later request", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r := call(c, "", "tools/list", nil)
 			Expect(r.Status).To(Equal(http.StatusOK))
 			reqs := host.requests()
@@ -310,7 +310,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("starts a new session once when the host says the session has ended", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			call(c, "", "tools/call", map[string]any{"name": "afs_list"})
 			mu.Lock()
 			expire = true
@@ -328,7 +328,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("retries only once when every session ends at once", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			call(c, "", "tools/call", map[string]any{"name": "afs_list"})
 			mu.Lock()
 			for i := 1; i <= 10; i++ {
@@ -343,7 +343,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("keeps the session a caller opens with its own initialize", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			init := call(c, "", "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "0"}})
 			Expect(init.Exchanges).To(HaveLen(1))
 			Expect(init.Header.Get("Mcp-Session-Id")).To(Equal("sess-1"))
@@ -362,7 +362,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("keeps one session per auth value", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			call(c, "Bearer a", "tools/list", nil)
 			call(c, "Bearer b", "tools/list", nil)
 			call(c, "Bearer a", "tools/list", nil)
@@ -375,7 +375,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("shakes hands once when many calls start together", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			var wg sync.WaitGroup
 			statuses := make([]int, 8)
 			for i := range statuses {
@@ -405,7 +405,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("sends raw bodies as given, within the session", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r, err := c.Send(context.Background(), "", "text/plain", []byte(`{"jsonrpc":`))
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Exchanges).To(HaveLen(3))
@@ -427,7 +427,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("returns the call's own 401, with the refused handshake before it", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r := call(c, secret, "tools/call", map[string]any{"name": "afs_write"})
 			Expect(r.Status).To(Equal(http.StatusUnauthorized))
 			Expect(r.Header.Get("WWW-Authenticate")).To(HavePrefix("Bearer "))
@@ -443,7 +443,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("masks the credential in every exchange but sends it to the host", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r := call(c, secret, "tools/list", nil)
 			for _, ex := range r.Exchanges {
 				Expect(ex.RequestHeader["Authorization"]).To(Equal([]string{"Bearer " + wire.Masked}))
@@ -455,7 +455,7 @@ var _ = Describe("Client", func() {
 		})
 
 		It("tries the handshake again before the next call", func() {
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			call(c, "", "tools/list", nil)
 			r := call(c, "", "tools/list", nil)
 			Expect(r.Exchanges).To(HaveLen(2))
@@ -476,7 +476,7 @@ var _ = Describe("Client", func() {
 				w.WriteHeader(http.StatusOK)
 				fmt.Fprint(w, body)
 			})
-			c := mcpclient.New(host.endpoint(), host.Client())
+			c := legacy(host)
 			r := call(c, "", "tools/call", map[string]any{"name": "afs_list"})
 			Expect(r.Status).To(Equal(http.StatusOK))
 			Expect(string(r.Body)).To(Equal(body))
@@ -509,7 +509,7 @@ var _ = Describe("Client", func() {
 				w.Header().Set("Content-Type", "application/json")
 				fmt.Fprintf(w, body, m.ID)
 			})
-			return call(mcpclient.New(host.endpoint(), host.Client()), "", "tools/call", map[string]any{"name": "afs_stat"})
+			return call(legacy(host), "", "tools/call", map[string]any{"name": "afs_stat"})
 		}
 
 		It("reads structuredContent and joins text contents", func() {
@@ -558,7 +558,7 @@ var _ = Describe("Client", func() {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `[{"jsonrpc":"2.0","id":"b1","result":{"tools":[]}},{"jsonrpc":"2.0","id":"b2","result":{"tools":[]}}]`)
 		})
-		c := mcpclient.New(host.endpoint(), host.Client())
+		c := legacy(host)
 		r, err := c.Send(context.Background(), "", "application/json", []byte(`[{"jsonrpc":"2.0","id":"b1","method":"tools/list"},{"jsonrpc":"2.0","id":"b2","method":"tools/list"}]`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Message).NotTo(BeNil())
@@ -567,7 +567,7 @@ var _ = Describe("Client", func() {
 
 	It("sends no Content-Type when Send is given none", func() {
 		host := newHost(stateless)
-		c := mcpclient.New(host.endpoint(), host.Client())
+		c := legacy(host)
 		_, err := c.Send(context.Background(), "", "", []byte(`{"jsonrpc":"2.0","id":"x","method":"ping"}`))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(host.requests()[2].header.Values("Content-Type")).To(BeEmpty())
@@ -593,7 +593,7 @@ var _ = Describe("Client", func() {
 			})
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
-			r, err := mcpclient.New(host.endpoint(), host.Client()).Call(ctx, "", "tools/call", map[string]any{"name": "afs_list"})
+			r, err := legacy(host).Call(ctx, "", "tools/call", map[string]any{"name": "afs_list"})
 			Expect(err).To(MatchError(context.DeadlineExceeded))
 			Expect(r).To(BeNil())
 		})
@@ -612,7 +612,7 @@ var _ = Describe("Client", func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 			defer cancel()
 			start := time.Now()
-			r, err := mcpclient.New(host.endpoint(), host.Client()).Call(ctx, "", "tools/call", map[string]any{"name": "afs_list"})
+			r, err := legacy(host).Call(ctx, "", "tools/call", map[string]any{"name": "afs_list"})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second))
 			Expect(r.Status).To(Equal(http.StatusOK))
@@ -625,3 +625,9 @@ var _ = Describe("Client", func() {
 		Expect((&mcpclient.Reply{}).Last()).To(Equal(wire.Exchange{}))
 	})
 })
+
+// legacy is a client pinned to 2025-06-18, the revision whose handshake and
+// sessions the specs above are about.
+func legacy(h *fakeHost) *mcpclient.Client {
+	return mcpclient.New(h.endpoint(), h.Client()).Pin("2025-06-18")
+}

@@ -128,7 +128,10 @@ type Run struct {
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
 	Strict   bool          `json:"strict"`
-	Results  []Result      `json:"results"`
+	// Revision is the MCP revision the target took ("" when no reply showed
+	// one): 2026-07-28, or the version an earlier server chose in initialize.
+	Revision string   `json:"mcp_revision,omitempty"`
+	Results  []Result `json:"results"`
 }
 
 // Counts tallies results by status.

@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
@@ -33,6 +34,10 @@ type Profile struct {
 	RegistrationLimit int `yaml:"registration_limit"`
 	// Slow allows scenarios that wait in real time (the five-minute window).
 	Slow bool `yaml:"slow"`
+	// MCPRevision pins the MCP revision the harness speaks ("2026-07-28",
+	// "2025-11-25", "2025-06-18" or "2025-03-26"); "" negotiates it as the
+	// official clients do, newest first.
+	MCPRevision string `yaml:"mcp_revision"`
 	// MCPAuthorization is what the mcp-authorization pack needs.
 	MCPAuthorization MCPAuthorization `yaml:"mcp_authorization"`
 	// Notes say what reading the profile changed in it (a target given as
@@ -206,6 +211,9 @@ func (p Profile) Validate() error {
 	}
 	if p.RegistrationLimit < 1 {
 		return fmt.Errorf("profile: registration_limit must be at least 1")
+	}
+	if p.MCPRevision != "" && !slices.Contains(mcpclient.Revisions, p.MCPRevision) {
+		return fmt.Errorf("profile: mcp_revision must be one of %s, or empty to negotiate; got %q", strings.Join(mcpclient.Revisions, ", "), p.MCPRevision)
 	}
 	if err := p.Paths.validate(); err != nil {
 		return err

@@ -43,6 +43,7 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Entry("a content tool also allowlisted", "target: http://h\ntools:\n  content: [search_content, afs_list]\n", `tools.allowlisted and tools.content both name "afs_list"`),
 		Entry("a content tool also privileged", "target: http://h\ntools:\n  allowlisted: [afs_read]\n  privileged: [afs_write, get_content]\n", `tools.privileged and tools.content both name "get_content"`),
 		Entry("no registrations to probe with", "target: http://h\nregistration_limit: 0\n", "registration_limit"),
+		Entry("an MCP revision the suite does not speak", "target: http://h\nmcp_revision: 2024-11-05\n", `mcp_revision must be one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26`),
 		Entry("a bad peer", "target: http://h\npeer:\n  target: nope\n", "peer.target"),
 		Entry("a peer that is the target", "target: http://h\npeer:\n  target: http://h/mcp\n", "peer.target is the target itself"),
 		Entry("a relative closed-unsupported path", "target: http://h\npaths:\n  closed_unsupported: {path: public/readme.md, operation: write}\n", "paths.closed_unsupported.path"),

@@ -90,6 +90,7 @@ func fixtureRun() outcome.Run {
 	return outcome.Run{
 		Target:   "http://127.0.0.1:8080",
 		Pack:     "source",
+		Revision: "2026-07-28",
 		Started:  time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC),
 		Duration: 4200 * time.Millisecond,
 		Results: []outcome.Result{

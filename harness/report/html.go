@@ -29,11 +29,11 @@ func (HTML) Write(w io.Writer, run outcome.Run) error {
 }
 
 type htmlView struct {
-	Target, Pack, Started, Duration, Mode string
-	Exit, ExitClass, Summary              string
-	Matrix                                []matrixRow
-	Totals                                matrixRow
-	Features                              []htmlFeature
+	Target, Pack, Revision, Started, Duration, Mode string
+	Exit, ExitClass, Summary                        string
+	Matrix                                          []matrixRow
+	Totals                                          matrixRow
+	Features                                        []htmlFeature
 }
 
 // matrixRow counts outcomes of the scenarios that check one source section.
@@ -85,6 +85,7 @@ func newHTMLView(run outcome.Run) htmlView {
 	v := htmlView{
 		Target:   run.Target,
 		Pack:     run.Pack,
+		Revision: revision(run),
 		Started:  stamp(run.Started),
 		Duration: span(run.Duration),
 		Mode:     "default: SHOULD failures are tolerated",
@@ -301,6 +302,7 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 <dl class="meta">
 <dt>Target</dt><dd>{{.Target}}</dd>
 <dt>Pack</dt><dd>{{.Pack}}</dd>
+<dt>Protocol</dt><dd>{{.Revision}}</dd>
 <dt>Started</dt><dd>{{.Started}}</dd>
 <dt>Duration</dt><dd>{{.Duration}}</dd>
 <dt>Mode</dt><dd>{{.Mode}}</dd>

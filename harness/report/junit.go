@@ -79,7 +79,7 @@ func (JUnit) Write(w io.Writer, run outcome.Run) error {
 			File: f.File,
 			// The JUnit schema's timestamp has no zone; the run's start in UTC.
 			Timestamp:  run.Started.UTC().Format("2006-01-02T15:04:05"),
-			Properties: []junitProperty{{Name: "target", Value: run.Target}, {Name: "pack", Value: f.Pack}},
+			Properties: []junitProperty{{Name: "target", Value: run.Target}, {Name: "pack", Value: f.Pack}, {Name: "mcp_revision", Value: run.Revision}},
 		}
 		var took time.Duration
 		for _, r := range f.Results {

@@ -230,8 +230,16 @@ func runLine(run outcome.Run) string {
 	if run.Strict {
 		mode = ", strict"
 	}
-	return fmt.Sprintf("conform run of pack %s against %s, started %s, took %s%s",
-		run.Pack, run.Target, stamp(run.Started), span(run.Duration), mode)
+	return fmt.Sprintf("conform run of pack %s against %s (%s), started %s, took %s%s",
+		run.Pack, run.Target, revision(run), stamp(run.Started), span(run.Duration), mode)
+}
+
+// revision names the MCP revision the target took.
+func revision(run outcome.Run) string {
+	if run.Revision == "" {
+		return "no reply showed its MCP revision"
+	}
+	return "MCP " + run.Revision
 }
 
 // stamp and span format the run's own time values the same way everywhere.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // probeTimeout bounds each pre-flight request, so that a target that does
@@ -68,7 +70,7 @@ func (e *UsageError) Error() string { return e.msg }
 // which anonymous callers may not use (source 5.3).
 func CheckHost(ctx context.Context, t *target.Target) error {
 	p := t.Profile
-	r, err := probe(ctx, t.HTTP, p.Target, "")
+	r, err := probe(ctx, t, p.Target, "")
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", p.Target, err, p.Target)
 	}
@@ -88,7 +90,7 @@ func CheckHost(ctx context.Context, t *target.Target) error {
 func CheckCredentials(ctx context.Context, t *target.Target) error {
 	p := t.Profile
 	if t.Credential != "" && t.CredentialSource != "" {
-		r, err := probe(ctx, t.HTTP, p.Target, t.Credential)
+		r, err := probe(ctx, t, p.Target, t.Credential)
 		if err != nil {
 			return fmt.Errorf("target %s is unreachable: %v", p.Target, err)
 		}
@@ -103,7 +105,7 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 		}
 	}
 	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
-		r, err := probe(ctx, t.HTTP, p.Peer.Target, t.PeerCredential)
+		r, err := probe(ctx, t, p.Peer.Target, t.PeerCredential)
 		if err != nil {
 			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
 		}
@@ -117,15 +119,15 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 }
 
 // probe sends one tools/list to the MCP endpoint under base, anonymously
-// when credential is "".
-func probe(ctx context.Context, hc *http.Client, base, credential string) (*mcpclient.Reply, error) {
+// when credential is "", in the revision the profile pins, if any.
+func probe(ctx context.Context, t *target.Target, base, credential string) (*mcpclient.Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	auth := ""
 	if credential != "" {
 		auth = "Bearer " + credential
 	}
-	return mcpclient.New(base+"/mcp", hc).Call(ctx, auth, "tools/list", map[string]any{})
+	return mcpclient.New(base+"/mcp", t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, auth, "tools/list", map[string]any{})
 }
 
 // answered is source 7.5 step 1's test: HTTP 200 with a JSON-RPC result.
@@ -150,15 +152,20 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		Sent:     fmt.Sprintf("%s %s %s, with no Authorization header", last.Method, last.URL, last.RequestBody),
 		Received: describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message),
 	}
+	// What went before the call: the same call in MCP 2026-07-28 when the
+	// host turned out to speak an earlier revision, the handshake then.
+	var before []string
 	for _, ex := range r.Exchanges[:len(r.Exchanges)-1] {
-		if ex.Status/100 != 2 && strings.Contains(ex.RequestBody, `"initialize"`) {
-			e.Before = "initialize answered " + describe(ex.Status, ex.ResponseHeader, ex.ResponseBody, nil)
-			if e.Before == "initialize answered "+e.Received {
-				e.Before = "initialize answered the same"
-			}
-			break
+		if ex.Status/100 == 2 {
+			continue
 		}
+		got := describe(ex.Status, ex.ResponseHeader, ex.ResponseBody, nil)
+		if got == e.Received {
+			got = "the same"
+		}
+		before = append(before, sent(ex)+" answered "+got)
 	}
+	e.Before = strings.Join(before, "; ")
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, "/.well-known/mcp.json")
@@ -168,6 +175,19 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		e.Discovery = "answered " + describe(d.Status, d.Header, string(d.Body), nil)
 	}
 	return e
+}
+
+// sent names the request of an exchange: its JSON-RPC method, and the
+// revision when it was a 2026-07-28 request.
+func sent(ex wire.Exchange) string {
+	var m struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal([]byte(ex.RequestBody), &m)
+	if len(ex.RequestHeader[mcpclient.MethodHeader]) > 0 {
+		return m.Method + " (MCP " + mcpclient.Modern + ")"
+	}
+	return m.Method
 }
 
 // describe renders an answer on one line: status, content type, and the

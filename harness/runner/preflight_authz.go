@@ -25,7 +25,7 @@ func CheckHostFor(ctx context.Context, t *target.Target, pack string) error {
 	if pack != spec.Authorization {
 		return CheckHost(ctx, t)
 	}
-	r, err := probe(ctx, t.HTTP, t.Profile.Target, "")
+	r, err := probe(ctx, t, t.Profile.Target, "")
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Profile.Target, err)
 	}

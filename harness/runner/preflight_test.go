@@ -104,21 +104,23 @@ func preflight(ctx context.Context, t *target.Target) error {
 
 var _ = Describe("the pre-flight before the scenarios", func() {
 	DescribeTable("lets a compliant host through, whatever its transport, with both credentials checked",
-		func(ctx context.Context, mode fakehost.Mode) {
+		func(ctx context.Context, mode fakehost.Mode, each []string) {
 			s := newPreflightSetup(fakehost.MCPOptions{Mode: mode})
 			Expect(preflight(ctx, s.target)).To(Succeed())
-			// Anonymous, then authenticated; each call after the handshake
-			// the transport asks for (initialize, notifications/initialized).
+			// Anonymous, then authenticated, each as the host's revision
+			// asks: a stateless host serves the 2026-07-28 request; a host
+			// that keeps sessions refuses it and gets the handshake.
 			sent := s.targetLog.all()
-			Expect(sent).To(HaveLen(6))
-			for i, method := range []string{"initialize", "notifications/initialized", "tools/list"} {
+			Expect(sent).To(HaveLen(2 * len(each)))
+			for i, method := range each {
 				Expect(sent[i]).To(ContainSubstring(`"method":"` + method + `"`))
-				Expect(sent[i+3]).To(ContainSubstring(`"method":"` + method + `"`))
+				Expect(sent[i+len(each)]).To(ContainSubstring(`"method":"` + method + `"`))
 			}
 		},
-		Entry("JSON", fakehost.JSON),
-		Entry("an event stream", fakehost.SSE),
-		Entry("sessions: initialize first, Mcp-Session-Id after", fakehost.Sessions),
+		Entry("JSON", fakehost.JSON, []string{"tools/list"}),
+		Entry("an event stream", fakehost.SSE, []string{"tools/list"}),
+		Entry("sessions: initialize first, Mcp-Session-Id after", fakehost.Sessions,
+			[]string{"tools/list", "initialize", "notifications/initialized", "tools/list"}),
 	)
 
 	It("lets a stock MCP server through that keeps sessions and answers with event streams", func(ctx context.Context) {
@@ -152,12 +154,13 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		}
 
 		Expect(preflight(ctx, t)).To(Succeed())
+		// The SDK's stateful handler refused the 2026-07-28 request; then
 		// initialize opened a session that the calls after it carried, and
 		// the answers came as event streams.
 		got := noted(&sessions)()
-		Expect(got).To(HaveLen(3))
-		Expect(got[0]).To(BeEmpty())
-		Expect(got[1:]).To(HaveEach(Not(BeEmpty())))
+		Expect(got).To(HaveLen(4))
+		Expect(got[:2]).To(HaveEach(BeEmpty()))
+		Expect(got[2:]).To(HaveEach(Not(BeEmpty())))
 		// A handler may still be closing its stream when the client is done.
 		Eventually(noted(&streams)).Should(ContainElement(HavePrefix("text/event-stream")))
 	})
@@ -192,19 +195,19 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		}), "HTTP 401 Unauthorized, empty body"),
 	)
 
-	It("names what the discovery document answered, and a refused initialize", func(ctx context.Context) {
+	It("names what the discovery document answered, and what answered before the call", func(ctx context.Context) {
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /.well-known/mcp.json", func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"name":"somewhere else"}`))
 		})
 		mux.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "gone", http.StatusGone)
+			http.Error(w, "no", http.StatusBadRequest)
 		})
 		t := targetOn(mux)
 		err := preflight(ctx, t)
-		expectNotToolHost(err, t.Profile.Target, "HTTP 410 Gone")
-		Expect(err.Error()).To(ContainSubstring("before it: initialize answered the same"))
+		expectNotToolHost(err, t.Profile.Target, "HTTP 400 Bad Request")
+		Expect(err.Error()).To(ContainSubstring("before it: tools/list (MCP 2026-07-28) answered the same; initialize answered the same"))
 		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 OK, application/json: {"name":"somewhere else"}`))
 	})
 

@@ -99,6 +99,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		},
 	}.Run()
 	run.Duration = now().Sub(run.Started)
+	run.Revision = suite.MCP.Revision()
 	run.Results = col.results
 	if status == 2 {
 		return run, fmt.Errorf("the feature runner refused its options (tags %q)", tags)

@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -82,8 +80,8 @@ func (st *State) registerAuthz(sc stepContext) {
 
 	// Origin validation (transport.1).
 	sc.Step(`^a caller with the target's credential, or an anonymous caller when the profile has none$`, st.credentialOrAnonymous)
-	sc.Step(`^the caller sends initialize without an Origin header$`, func(ctx context.Context) error { return st.initializeWithOrigin(ctx, "") })
-	sc.Step(`^the caller sends initialize with the Origin "([^"]*)"$`, st.initializeWithOrigin)
+	sc.Step(`^the caller sends a request the server answers on its own, without an Origin header$`, func(ctx context.Context) error { return st.probeWithOrigin(ctx, "") })
+	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	sc.Step(`^the reply is neither 401 nor 403, so the Origin alone can decide$`, st.originControl)
 }
 
@@ -508,42 +506,21 @@ func (st *State) credentialOrAnonymous() error {
 	return nil
 }
 
-// initializeWithOrigin posts a lone initialize, with an Origin header when
-// origin is not "": a request any MCP server answers on its own, without a
-// session (Lifecycle, Initialization).
-func (st *State) initializeWithOrigin(ctx context.Context, origin string) error {
+// probeWithOrigin sends the lone request any MCP server answers on its own,
+// without a session or a request before it (server/discover in 2026-07-28,
+// initialize in earlier revisions), with an Origin header when origin is
+// not "".
+func (st *State) probeWithOrigin(ctx context.Context, origin string) error {
 	origin, err := st.expand(origin)
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": defaultParams("initialize")})
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, st.endpoint(), bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if st.auth != "" {
-		req.Header.Set("Authorization", st.auth)
-	}
+	extra := http.Header{}
 	if origin != "" {
-		req.Header.Set("Origin", origin)
+		extra.Set("Origin", origin)
 	}
-	resp, err := st.Target.HTTP.Do(req)
-	if err != nil {
-		return st.took(nil, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
-	if err != nil && len(raw) == 0 {
-		return st.depart("an HTTP response", "a whole body", err.Error())
-	}
-	st.reply = &mcpclient.Reply{Status: resp.StatusCode, Header: resp.Header, Body: raw,
-		Exchanges: []wire.Exchange{wire.Record(req, body, resp, raw, nil)}}
-	return nil
+	r, err := st.MCP.Probe(ctx, st.auth, extra)
+	return st.took(r, err)
 }
 
 func (st *State) originControl() error {

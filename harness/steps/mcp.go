@@ -117,8 +117,24 @@ func (st *State) took(r *mcpclient.Reply, err error) error {
 		}
 		return st.depart("an HTTP response", "a response from "+st.Target.Profile.Target, err.Error())
 	}
+	if why := r.ProtocolRefusal(); why != "" {
+		// A refusal for the base protocol says the harness and the host
+		// disagree on the MCP revision, not how the host treats the request
+		// the scenario is about (MCP 2026-07-28, transport "Server
+		// Validation" and "Protocol Version Header").
+		return st.skip(fmt.Sprintf("the host refused the request for the base protocol, not for what this scenario checks: %s; "+
+			"the suite spoke MCP %s (set mcp_revision to pin another)", why, revisionOrNone(st.MCP.Revision())))
+	}
 	st.reply = r
 	return nil
+}
+
+// revisionOrNone names a revision, or says none was learned.
+func revisionOrNone(r string) string {
+	if r == "" {
+		return "2026-07-28 first (no reply has shown which revision the host speaks)"
+	}
+	return r
 }
 
 // toolArguments builds the arguments of a path tool: {"path": p}, and a

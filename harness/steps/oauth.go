@@ -648,7 +648,7 @@ func (st *State) sendToPeer(ctx context.Context, method string) error {
 	if p == nil || p.Target == "" {
 		return st.skip("needs the peer's address: set peer.target")
 	}
-	peer := mcpclient.New(p.Target+"/mcp", st.Target.HTTP)
+	peer := mcpclient.New(p.Target+"/mcp", st.Target.HTTP).Pin(st.Target.Profile.MCPRevision)
 	r, err := peer.Call(ctx, st.auth, method, defaultParams(method))
 	return st.took(r, err)
 }
