@@ -37,6 +37,7 @@ Feature: 5 Authentication
     Examples:
       | method                 |
       | ping                   |
+      | server/discover        |
       | completion/complete    |
       | resources/read         |
       | prompts/get            |

@@ -110,4 +110,8 @@ const (
 	// server that asks a person first does: only the approval command can
 	// say where it leads.
 	ConsentPage Break = "consent-page"
+	// Speaks2026Only speaks only MCP 2026-07-28, statelessly: it checks the
+	// mirrored headers and _meta before the token (package fakeprotocol),
+	// has no initialize and answers server/discover.
+	Speaks2026Only Break = "speaks-2026-only"
 )

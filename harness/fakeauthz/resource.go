@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/conform-mcp/conform/harness/fakeprotocol"
 )
 
 // metadataPath is where the fake serves its protected resource metadata: the
@@ -64,6 +66,20 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": "Forbidden origin"}})
 		return
 	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if h.breaks[Speaks2026Only] {
+		// Headers before the token: the transport fixes no order.
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		_ = json.Unmarshal(body, &m)
+		if refusal := fakeprotocol.CheckModern(r, m.Method, m.ID, m.Params); refusal != nil {
+			writeJSON(w, http.StatusBadRequest, refusal.Body(m.ID))
+			return
+		}
+	}
 	g, status := h.authenticate(r)
 	if status == http.StatusBadRequest {
 		writeJSON(w, status, map[string]any{"error": "invalid_request"})
@@ -77,7 +93,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&msg); err != nil {
+	if err := json.Unmarshal(body, &msg); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32700, "message": "Parse error"}})
 		return
 	}
@@ -86,6 +102,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case h.breaks[Speaks2026Only] && msg.Method == "server/discover":
+		writeSSE(w, msg.ID, fakeprotocol.Discover("fakeauthz"))
+		return
 	case msg.Method == "initialize":
 		id := random()
 		h.mu.Lock()
@@ -100,7 +119,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mu.Lock()
-	known := h.sessions[r.Header.Get("Mcp-Session-Id")]
+	known := h.sessions[r.Header.Get("Mcp-Session-Id")] || h.breaks[Speaks2026Only]
 	h.mu.Unlock()
 	if !known {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32000, "message": "Bad Request: no valid session"}})

@@ -41,6 +41,13 @@ const (
 	// Sessions issues an Mcp-Session-Id on initialize and refuses, with 400,
 	// a call that carries none once the gates have let it through.
 	Sessions Mode = "sessions"
+	// Modern speaks only MCP 2026-07-28: once the gates have let a request
+	// through, it checks the mirrored headers and _meta (package
+	// fakeprotocol) and has no initialize; JSON replies, no sessions.
+	Modern Mode = "2026-07-28"
+	// Older speaks only the revisions before 2026-07-28: a 2026-07-28
+	// version header is a 400; JSON replies, no sessions.
+	Older Mode = "2025"
 )
 
 // MCPOptions configure the MCP side of a fake host.

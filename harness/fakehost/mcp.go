@@ -9,6 +9,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/conform-mcp/conform/harness/fakeprotocol"
 )
 
 // request is a JSON-RPC 2.0 request or notification (no id).
@@ -97,6 +99,10 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !parsed {
 		writeJSON(w, http.StatusBadRequest, response(nil, nil, &rpcError{-32700, "parse error"}))
+		return
+	}
+	if refusal := h.protocol(r, req); refusal != nil {
+		writeJSON(w, http.StatusBadRequest, refusal.Body(req.ID))
 		return
 	}
 	if !h.session(w, r, req) {
@@ -301,6 +307,8 @@ func (h *Host) dispatch(req request, who caller) (any, *rpcError) {
 		return map[string]any{"tools": h.tools(who)}, nil
 	case "ping":
 		return map[string]any{}, nil
+	case "server/discover":
+		return fakeprotocol.Discover("fakehost"), nil
 	case "resources/list":
 		return map[string]any{"resources": []any{}}, nil
 	case "prompts/list":

@@ -224,6 +224,14 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
+	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
+		run := runAuthz(fakeauthz.Speaks2026Only)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		Expect(run.Revision).To(Equal("2026-07-28"))
+	})
+	It("names the earlier revision a server that keeps sessions took", func() {
+		Expect(runAuthz().Revision).To(Equal("2025-06-18"), "the version it chose in initialize")
+	})
 	It("accepts a malformed token answered 400, as RFC 6750 3.1 says it should be", func() {
 		run := runAuthz(fakeauthz.MalformedBadRequest)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))

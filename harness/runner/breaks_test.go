@@ -61,7 +61,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"text/plain"},
 	},
 	fakehost.RefusalCarriesResult: {
-		fails:    []string{shapeGates, epLookupLast, authPeer, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authGateOrder, authCredentialOrder, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer},
+		fails:    []string{shapeGates, epLookupLast, authPeer, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authGateOrder, authCredentialOrder, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer},
 		expected: []string{"no JSON-RPC result"},
 		actual:   []string{"HTTP 401 with a JSON-RPC result"},
 	},
@@ -81,7 +81,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.OffAllowlistAllowed: {
-		fails:    []string{authOffLogging, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffUnknown, t401OffList},
+		fails:    []string{authOffLogging, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffUnknown, t401OffList},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -181,7 +181,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"AFS_NOT_IMPLEMENTED: the docs provider has no write operation"},
 	},
 	fakehost.ToolsListFails: {
-		fails:    []string{svcDiscover, svcContent, epToolsList, epLookupLast, authCredential, authOffPing, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authEveryListed, authListed, authReachesPath, authPolicyOrder, shapeProvider, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagSucceeds, diagUnlisted, diagRejected, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
+		fails:    []string{svcDiscover, svcContent, epToolsList, epLookupLast, authCredential, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authEveryListed, authListed, authReachesPath, authPolicyOrder, shapeProvider, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagSucceeds, diagUnlisted, diagRejected, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
 		expected: []string{"200"},
 		actual:   []string{"HTTP 500"},
 	},

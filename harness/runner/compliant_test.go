@@ -128,3 +128,25 @@ var _ = Describe("a compliant fake host", func() {
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
 	})
 })
+
+var _ = Describe("a compliant fake host of one MCP revision", func() {
+	DescribeTable("passes every MCP-side scenario, and the report names the revision it took",
+		func(mode fakehost.Mode, revision string) {
+			run := runFake(fakehost.MCPOptions{Mode: mode}).run
+			Expect(run.Revision).To(Equal(revision))
+			for _, r := range run.Results {
+				if r.Status != outcome.NotRun || needsMore(r) {
+					continue
+				}
+				// Only the source's initialize cannot be asked of a host
+				// that speaks only 2026-07-28, which removed it.
+				Expect(mode).To(Equal(fakehost.Modern), "%s: %s", r.ID, r.Reason)
+				Expect(r.Scenario).To(ContainSubstring("initialize"), r.Reason)
+				Expect(r.Reason).To(ContainSubstring("which has no initialize"))
+			}
+			Expect(run.Tally().Failed+run.Tally().HarnessErrors).To(BeZero(), describeRun(run))
+		},
+		Entry("speaking only 2026-07-28, with its header checks", fakehost.Modern, "2026-07-28"),
+		Entry("speaking only the revisions before it", fakehost.Older, "2025-11-25"),
+	)
+})

@@ -60,6 +60,7 @@ const (
 	epInitialize         = "4_endpoints_mcp.feature: An anonymous initialize answers with a JSON-RPC result"
 	epResourcesList      = "4_endpoints_mcp.feature: An anonymous resources/list answers with a JSON-RPC result"
 	authOffPing          = "5_authentication.feature: An anonymous method off the allowlist answers 401: ping"
+	authOffDiscover      = "5_authentication.feature: An anonymous method off the allowlist answers 401: server/discover"
 	authOffCompletion    = "5_authentication.feature: An anonymous method off the allowlist answers 401: completion/complete"
 	authOffPromptsGet    = "5_authentication.feature: An anonymous method off the allowlist answers 401: prompts/get"
 	authCredentialOrder  = "5_authentication.feature: The credential is decided before the path policy"

@@ -106,6 +106,15 @@ func defaultParams(method string) any {
 func (st *State) sendMethod(ctx context.Context, method string) error {
 	r, err := st.MCP.Call(ctx, st.auth, method, defaultParams(method))
 	st.called = ""
+	if err == nil && method == "initialize" && st.MCP.Revision() == mcpclient.Modern &&
+		(r.Status == http.StatusBadRequest || r.Status == http.StatusNotFound || r.Status == http.StatusMethodNotAllowed) {
+		// Source 4 and 5.3 name initialize; MCP 2026-07-28 removed it
+		// (changelog, "Major changes" 2), so a host that speaks only that
+		// revision cannot answer it with a result, and its refusal is the
+		// protocol's, not the allowlist's.
+		return st.skip(fmt.Sprintf("the host speaks MCP 2026-07-28, which has no initialize, and answered it HTTP %d; "+
+			"the source's initialize applies to hosts of earlier revisions (set mcp_revision to pin one the host speaks)", r.Status))
+	}
 	return st.took(r, err)
 }
 
