@@ -111,6 +111,9 @@ func (p *twoPaths) post(srv *httptest.Server, header http.Header, body string) r
 	return replyOf(resp)
 }
 
+// modernRead is the params of a read as MCP 2026-07-28 sends them.
+const modernRead = `{"name":"afs_read","arguments":{"path":"/public/readme.md"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+
 func callBody(id, params string) string {
 	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
 }
@@ -173,6 +176,57 @@ var _ = Describe("direct calls", func() {
 		Entry("an event-stream-only Accept", http.Header{"Accept": {"text/event-stream"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
 		Entry("a Last-Event-ID", http.Header{"Last-Event-Id": {"x_1"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
 	)
+
+	// MCP 2026-07-28 requests carry per-request _meta and mirror the method
+	// and name into headers, which the server must check against the body
+	// (transport, "Server Validation"). The direct path leaves every such
+	// request to the SDK's handler, so both paths check alike.
+	DescribeTable("answer MCP 2026-07-28 requests alike, decoding an encoded Mcp-Name and refusing header mismatches",
+		func(header http.Header, params string, status int, contains string) {
+			h := http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}}
+			for k, v := range header {
+				h[k] = v
+			}
+			body := callBody("1", params)
+			viaSDK := p.post(p.sdk, h, body)
+			got := p.post(p.direct, h, body)
+			Expect(got).To(Equal(viaSDK))
+			Expect(p.served).To(Equal([]bool{false}), "served directly")
+			Expect(got.status).To(Equal(status), got.body)
+			Expect(got.body).To(ContainSubstring(contains))
+		},
+		Entry("a read with its headers", http.Header{"Mcp-Name": {"afs_read"}}, modernRead, http.StatusOK, "# Readme"),
+		Entry("Mcp-Name in the Base64 sentinel", http.Header{"Mcp-Name": {"=?base64?YWZzX3JlYWQ=?="}}, modernRead, http.StatusOK, "# Readme"),
+		Entry("a sentinel that is not Base64", http.Header{"Mcp-Name": {"=?base64?not base64!?="}}, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("a sentinel naming another tool", http.Header{"Mcp-Name": {"=?base64?YWZzX2xpc3Q=?="}}, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("Mcp-Name naming another tool", http.Header{"Mcp-Name": {"afs_list"}}, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("no Mcp-Name", nil, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("no Mcp-Method", http.Header{"Mcp-Method": nil, "Mcp-Name": {"afs_read"}}, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("Mcp-Method naming another method", http.Header{"Mcp-Method": {"tools/list"}, "Mcp-Name": {"afs_read"}}, modernRead, http.StatusBadRequest, "-32020"),
+		Entry("a version header _meta contradicts", http.Header{"Mcp-Name": {"afs_read"}},
+			`{"name":"afs_read","arguments":{"path":"/public/readme.md"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`,
+			http.StatusBadRequest, "-32020"),
+		Entry("a version the host does not speak", http.Header{"Mcp-Protocol-Version": {"2099-01-01"}, "Mcp-Name": {"afs_read"}},
+			`{"name":"afs_read","arguments":{"path":"/public/readme.md"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}`,
+			http.StatusBadRequest, "-32022"),
+	)
+
+	It("decides gate 1 from the body, never from the mirrored headers", func() {
+		post := func(name, body string) reply {
+			req, err := http.NewRequest(http.MethodPost, p.direct.URL+"/mcp", strings.NewReader(callBody("1", body)))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
+				"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"tools/call"}, "Mcp-Name": {name}}
+			resp, err := p.direct.Client().Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			return replyOf(resp)
+		}
+		write := `{"name":"afs_write","arguments":{"path":"/public/x","content":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}`
+		Expect(post("afs_read", write).status).To(Equal(http.StatusUnauthorized), "a header naming an allowed tool opens nothing")
+		got := post("afs_write", modernRead)
+		Expect(got.status).To(Equal(http.StatusBadRequest), "the mismatch is refused, never served")
+		Expect(got.body).To(ContainSubstring("-32020"))
+	})
 
 	It("serves concurrent calls each with its own reply", func() {
 		var wg sync.WaitGroup

@@ -109,11 +109,11 @@ func (s *Server) Handler() http.Handler {
 		// loopback names, would refuse the public name behind a proxy.
 		DisableLocalhostProtection: true,
 	})
-	return acceptJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return acceptJSON(decodeName(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if call, version, ok := directCall(r); ok {
 			s.serveCall(w, r, call, version)
 			return
 		}
 		h.ServeHTTP(w, r)
-	}))
+	})))
 }
