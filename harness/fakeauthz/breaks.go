@@ -39,6 +39,27 @@ const (
 	OfflineAccessAdvertised Break = "offline-access-advertised"
 	// OriginIgnored serves a request whatever its Origin (ORIGIN-1).
 	OriginIgnored Break = "origin-ignored"
+	// ChallengeWithoutParams answers 401 with a bare "Bearer", no auth-param
+	// (TOK-1 to TOK-5, TOK-8, and what reads the challenge).
+	ChallengeWithoutParams Break = "challenge-without-params"
+	// MalformedBareBadRequest answers a malformed token 400 without a
+	// challenge (TOK-2).
+	MalformedBareBadRequest Break = "malformed-bare-bad-request"
+	// MetadataNotJSONType serves the metadata's JSON as text/plain (PRM-3).
+	MetadataNotJSONType Break = "metadata-not-json-type"
+	// QueryTokenAccepted serves a token sent as access_token in the URI
+	// query (TOK-7).
+	QueryTokenAccepted Break = "query-token-accepted"
+	// TamperAccepted serves a token that matches an issued one in its first
+	// half (TOK-8).
+	TamperAccepted Break = "tamper-accepted"
+	// ChallengeWithoutScope names no scope in its challenges (CHAL-1).
+	ChallengeWithoutScope Break = "challenge-without-scope"
+	// InvalidTokenUnnamed names no error when it refuses a token (CHAL-2).
+	InvalidTokenUnnamed Break = "invalid-token-unnamed"
+	// ErrorWithoutToken names invalid_token in the challenge to a request
+	// without a token, and none when a token was presented (CHAL-2, CHAL-3).
+	ErrorWithoutToken Break = "error-without-token"
 )
 
 // The departures of the authorization server.

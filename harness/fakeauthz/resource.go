@@ -27,6 +27,11 @@ func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Host) serveMetadata(w http.ResponseWriter) {
+	if h.breaks[MetadataNotJSONType] {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = io.WriteString(w, `{"resource":"`+h.Endpoint()+`","authorization_servers":["`+h.Issuer()+`"]}`)
+		return
+	}
 	if h.breaks[MetadataUndiscoverable] {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
@@ -81,12 +86,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g, status := h.authenticate(r)
-	if status == http.StatusBadRequest {
-		writeJSON(w, status, map[string]any{"error": "invalid_request"})
-		return
-	}
 	if status != 0 {
-		h.challenge(w, status)
+		_, presented := r.Header["Authorization"]
+		h.challenge(w, status, presented)
 		return
 	}
 	var msg struct {
@@ -141,10 +143,13 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 func (h *Host) authenticate(r *http.Request) (*grant, int) {
 	v, present := r.Header["Authorization"]
 	if !present {
-		if h.breaks[AnonymousServed] {
+		if q := r.URL.Query().Get("access_token"); q != "" && h.breaks[QueryTokenAccepted] {
+			v = []string{"Bearer " + q}
+		} else if h.breaks[AnonymousServed] {
 			return nil, 0
+		} else {
+			return nil, http.StatusUnauthorized
 		}
-		return nil, http.StatusUnauthorized
 	}
 	scheme, token, _ := strings.Cut(v[0], " ")
 	token = strings.TrimSpace(token)
@@ -152,13 +157,22 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 		if h.breaks[MalformedServed] {
 			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
 		}
-		if h.breaks[MalformedBadRequest] {
+		if h.breaks[MalformedBadRequest] || h.breaks[MalformedBareBadRequest] {
 			return nil, http.StatusBadRequest
 		}
 		return nil, http.StatusUnauthorized
 	}
 	h.mu.Lock()
 	g, known := h.tokens[token]
+	if !known && h.breaks[TamperAccepted] {
+		// Compares only the first half, as a server that checks a
+		// token's prefix and not its signature would.
+		for t, tg := range h.tokens {
+			if len(t) == len(token) && t[:len(t)/2] == token[:len(token)/2] {
+				g, known = tg, true
+			}
+		}
+	}
 	h.mu.Unlock()
 	switch {
 	case !known:
@@ -176,15 +190,33 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 	return &g, 0
 }
 
-// challenge answers 401 with RFC 6750's Bearer challenge, naming the
-// metadata (RFC 9728 5.1) and the scope a client should ask for.
-func (h *Host) challenge(w http.ResponseWriter, status int) {
-	if !h.breaks[ChallengeMissing] {
-		c := fmt.Sprintf(`Bearer scope=%q`, strings.Join(h.scopes(), " "))
-		if !h.breaks[MetadataUndiscoverable] {
-			c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+metadataPath)
+// challenge answers 401 (or 400 for a malformed token, under
+// MalformedBadRequest) with RFC 6750's Bearer challenge, naming the metadata
+// (RFC 9728 5.1) and the scope a client should ask for, and the error when a
+// token was presented (RFC 6750 3), none when not (OAuth 2.1 5.3.2).
+func (h *Host) challenge(w http.ResponseWriter, status int, presented bool) {
+	var params []string
+	if presented != h.breaks[ErrorWithoutToken] {
+		code := "invalid_token"
+		if status == http.StatusBadRequest {
+			code = "invalid_request"
 		}
-		w.Header().Set("WWW-Authenticate", c)
+		if !h.breaks[InvalidTokenUnnamed] {
+			params = append(params, fmt.Sprintf(`error=%q`, code))
+		}
+	}
+	if !h.breaks[ChallengeWithoutScope] {
+		params = append(params, fmt.Sprintf(`scope=%q`, strings.Join(h.scopes(), " ")))
+	}
+	if !h.breaks[MetadataUndiscoverable] {
+		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.RS.URL+metadataPath))
+	}
+	switch {
+	case h.breaks[ChallengeMissing], h.breaks[MalformedBareBadRequest] && status == http.StatusBadRequest:
+	case h.breaks[ChallengeWithoutParams]:
+		w.Header().Set("WWW-Authenticate", "Bearer")
+	default:
+		w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	}
 	writeJSON(w, status, map[string]any{"error": "invalid_token"})
 }

@@ -29,6 +29,11 @@ const (
 	azExpired       = "mcp-authorization/authorization_9_2_token_handling.feature: An expired token answers 401"
 	azOtherResource = "mcp-authorization/authorization_9_2_token_handling.feature: A token issued for another resource answers 401"
 	azValid         = "mcp-authorization/authorization_9_2_token_handling.feature: A valid token issued for the server is served"
+	azTampered      = "mcp-authorization/authorization_9_2_token_handling.feature: The server's own token with one character changed answers 401"
+	azQuery         = "mcp-authorization/authorization_9_2_token_handling.feature: A token in the URI query string is ignored"
+	azChalScope     = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a request without a token names the scope it needs"
+	azChalNoError   = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a request without a token carries no error code"
+	azChalInvalid   = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a token the server never issued says invalid_token"
 	azOffline       = "mcp-authorization/authorization_10_refresh_tokens.feature: Neither the challenge nor the metadata asks for offline_access"
 	azScope         = "mcp-authorization/authorization_11_1_scope_challenge.feature: A token without the scope an operation needs answers 403 with an insufficient_scope challenge"
 	azOrigin        = "mcp-authorization/transport_1_origin.feature: A request with an invalid Origin answers 403 Forbidden"
@@ -121,14 +126,25 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("metadata that is not JSON", fakeauthz.MetadataNotJSON,
 			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), azOffline), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
-		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken, azChallenged}, nil, "HTTP status"),
+		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken},
+			[]string{azChallenged, azQuery, azChalScope, azChalNoError}, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown}, []string{azChallenged}, "Bearer challenge"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "Bearer challenge"),
+		Entry("a challenge without auth-params", fakeauthz.ChallengeWithoutParams,
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "at least one auth-param"),
+		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, nil, "Bearer challenge"),
+		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, nil, "application/json"),
+		Entry("a token in the query served", fakeauthz.QueryTokenAccepted, []string{azQuery}, nil, "expected 401"),
+		Entry("a token changed in its second half served", fakeauthz.TamperAccepted, []string{azTampered}, nil, "expected 401"),
+		Entry("no scope in the challenge", fakeauthz.ChallengeWithoutScope, []string{azChalScope}, nil, "scope"),
+		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, nil, "invalid_token"),
+		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, nil, "error"),
 		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "400 or 401"),
-		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown}, nil, "expected 401"),
+		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
-		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid, azScope}, []string{azOrigin}, "HTTP status"),
+		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid, azScope},
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "HTTP status"),
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScope}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
@@ -300,12 +316,12 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 	})
-	It("leaves TOK-6 not run when the credential is refused 403, insufficient permissions", func() {
+	It("leaves TOK-6, and the refusals it controls, not run when the credential is refused 403, insufficient permissions", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.Credential = t.Tokens.Limited
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
-		expectNotRun(run, []string{azValid}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "mcp_authorization.protected_request")
 	})
 	It("leaves SCOPE-1 not run when the limited token's request is served", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.Limited = t.Credential })

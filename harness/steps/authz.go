@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -26,8 +28,9 @@ type authzState struct {
 
 // document is a fetched metadata document and where it came from.
 type document struct {
-	url    string
-	status int
+	url         string
+	status      int
+	contentType string
 	// object is the body decoded as a JSON object; nil when it is not one.
 	object map[string]any
 	body   []byte
@@ -72,8 +75,16 @@ func (st *State) registerAuthz(sc stepContext) {
 	sc.Step(`^a caller with a token that lacks the scope the scoped request needs$`, func() error {
 		return st.withToken(st.Target.Tokens.Limited, "limited-token")
 	})
-	sc.Step(`^the HTTP status is neither 401 nor 403$`, st.statusNotRefused)
-	sc.Step(`^the request is refused as malformed: 400, or 401 with a Bearer challenge$`, st.refusedAsMalformed)
+	sc.Step(`^the request is served: HTTP 2xx$`, st.served)
+	sc.Step(`^the server serves the request that needs authorization with the target's credential$`, st.controlServed)
+	sc.Step(`^the request is refused as malformed: 400 or 401, with a Bearer challenge$`, st.refusedAsMalformed)
+	sc.Step(`^the HTTP status is 401, which (TOK-\d) checks$`, st.is401ElseSkip)
+	sc.Step(`^the server refuses the request that needs authorization without a token$`, st.refusedWithoutToken)
+	sc.Step(`^the caller sends the request that needs authorization with the target's credential in the URI query string$`, st.sendWithQueryToken)
+	sc.Step(`^a caller presenting the target's credential with one character changed$`, st.tamperedCredential)
+	sc.Step(`^the Bearer challenge names a scope$`, st.challengeNamesScope)
+	sc.Step(`^the Bearer challenge's error is "([^"]*)"$`, st.challengeError)
+	sc.Step(`^the Bearer challenge carries no error$`, st.challengeWithoutError)
 	sc.Step(`^the "([^"]*)" header is a Bearer challenge$`, st.isBearerChallenge)
 	sc.Step(`^the "([^"]*)" header is a Bearer challenge with error "([^"]*)", a scope and a resource_metadata$`, st.scopeChallenge)
 	sc.Step(`^the challenge's scope does not name "([^"]*)"$`, st.challengeScopeLacks)
@@ -121,7 +132,7 @@ func (st *State) fetchMetadata(ctx context.Context, u string) (*document, error)
 	if err != nil {
 		return nil, st.depart("an HTTP response from "+u, "a whole body", err.Error())
 	}
-	d := &document{url: u, status: resp.StatusCode, body: body, ex: wire.Record(req, nil, resp, body, nil)}
+	d := &document{url: u, status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: body, ex: wire.Record(req, nil, resp, body, nil)}
 	var obj map[string]any
 	if json.Unmarshal(body, &obj) == nil {
 		d.object = obj
@@ -247,12 +258,15 @@ func (st *State) metadataIsObject() error {
 	if err != nil {
 		return err
 	}
-	if d.status != http.StatusOK || d.object == nil {
-		got := fmt.Sprintf("HTTP %d", d.status)
+	// RFC 9728 3.2: "A successful response MUST use the 200 OK HTTP status
+	// code and return a JSON object using the application/json content type".
+	mt, _, _ := mime.ParseMediaType(d.contentType)
+	if d.status != http.StatusOK || d.object == nil || mt != "application/json" {
+		got := fmt.Sprintf("HTTP %d, Content-Type %q", d.status, d.contentType)
 		if d.object == nil {
 			got += " with body " + abbreviate(string(d.body))
 		}
-		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 3.2)", "HTTP 200 with a JSON object", got, d.ex)
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 3.2)", "HTTP 200 with a JSON object, Content-Type application/json", got, d.ex)
 	}
 	return nil
 }
@@ -402,34 +416,179 @@ func (st *State) withToken(token, capability string) error {
 	return nil
 }
 
-func (st *State) statusNotRefused() error {
+// served is TOK-6: the credential issued for the server is served, which
+// the refusals of TOK-3 to TOK-5 need as their control. A 403 (insufficient
+// permissions, authorization.11) leaves it not run: the credential may lack
+// what this request needs.
+func (st *State) served() error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
-	switch st.reply.Status {
-	case http.StatusUnauthorized:
-		return st.depart("HTTP status", "the request served (neither 401 nor 403)", describe(st.reply), st.reply.Last())
-	case http.StatusForbidden:
-		// MCP answers 403 for insufficient permissions (authorization.11):
-		// the credential may lack what this request needs.
+	switch {
+	case st.reply.Status == http.StatusForbidden:
 		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
 			": set mcp_authorization.protected_request to a request the credential may make")
+	case st.reply.Status/100 != 2:
+		return st.depart("HTTP status", "the request served with a 2xx", describe(st.reply), st.reply.Last())
+	}
+	return nil
+}
+
+// controlServed is the positive control of a refusal: the same request with
+// the credential the server issued is served, so a refusal of another token
+// is known to be about the token. When it is not, the scenario is not run
+// (TOK-6 judges the credential's own answer).
+func (st *State) controlServed(ctx context.Context) error {
+	if st.Target.Credential == "" {
+		return st.skip(st.Target.Lacks("credential") + ": a refusal is judged only after the valid request was shown to be served")
+	}
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "Bearer "+st.Target.Credential, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 != 2 {
+		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
+			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
+			describe(reply)))
+	}
+	st.reply = nil
+	return nil
+}
+
+// is401ElseSkip: a scenario about what a 401 carries has nothing to judge
+// when the request was not refused 401; the scenario named judges that.
+func (st *State) is401ElseSkip(check string) error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if st.reply.Status != http.StatusUnauthorized {
+		return st.skip(fmt.Sprintf("the server answered %s, not 401, so there is no 401 to judge here (%s judges the status)", describe(st.reply), check))
+	}
+	return nil
+}
+
+// sendWithQueryToken sends the request that needs authorization with the
+// target's credential only in the URI query, as access_token (RFC 6750's
+// query form, which OAuth 2.1 removed): resource servers "MUST ignore access
+// tokens in a URI query parameter" (OAuth 2.1 section 5.1).
+func (st *State) sendWithQueryToken(ctx context.Context) error {
+	u, err := url.Parse(st.endpoint())
+	if err != nil {
+		return err
+	}
+	q := u.Query()
+	q.Set("access_token", st.Target.Credential)
+	u.RawQuery = q.Encode()
+	client := mcpclient.New(u.String(), st.Target.HTTP).Pin(st.MCP.Revision())
+	r := st.protected()
+	reply, err := client.Call(ctx, "", r.Method, st.protectedParams(r))
+	return st.took(reply, err)
+}
+
+// tamperedCredential presents the target's credential with one character in
+// the middle of its last dot-separated part changed: for a signed token that
+// is its signature, and in the middle every bit of a base64 character
+// counts, so the token is no longer the one issued.
+func (st *State) tamperedCredential() error {
+	c := st.Target.Credential
+	if c == "" {
+		return st.skip(st.Target.Lacks("credential"))
+	}
+	start := strings.LastIndex(c, ".") + 1
+	i := start + (len(c)-start)/2
+	b := []byte(c)
+	if b[i] == 'A' {
+		b[i] = 'Q'
+	} else {
+		b[i] = 'A'
+	}
+	st.auth = "Bearer " + string(b)
+	return nil
+}
+
+// challengeToRead leaves a check of what the challenge says not run when
+// there is no Bearer challenge with auth-params to read: TOK-1 to TOK-3
+// judge that, once.
+func (st *State) challengeToRead() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	if c := st.bearer("WWW-Authenticate"); c == nil || len(c.Params) == 0 {
+		return st.skip("the 401 carries no Bearer challenge with auth-params to read (TOK-1 to TOK-3 judge the challenge)")
+	}
+	return nil
+}
+
+// refusedWithoutToken is the premise of TOK-7: the request is refused when
+// it carries no token at all, so serving it with a token in the query
+// could only be the query's doing. TOK-1 judges a server that serves it.
+func (st *State) refusedWithoutToken(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "", r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("the request that needs authorization was served without any token (%s), which TOK-1 judges", describe(reply)))
+	}
+	st.reply = nil
+	return nil
+}
+
+// challengeNamesScope: MCP servers "SHOULD include a scope parameter in the
+// WWW-Authenticate header" (authorization, Scope Selection Strategy).
+func (st *State) challengeNamesScope() error {
+	if err := st.challengeToRead(); err != nil {
+		return err
+	}
+	if strings.TrimSpace(st.bearer("WWW-Authenticate").Params["scope"]) == "" {
+		return st.depart("WWW-Authenticate header (authorization, Scope Selection Strategy)", "a Bearer challenge with a scope",
+			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
+	}
+	return nil
+}
+
+// challengeError: a request that carried a token that failed SHOULD get the
+// error attribute (RFC 6750 section 3), invalid_token for a token that is
+// invalid (OAuth 2.1 section 5.3.2).
+func (st *State) challengeError(want string) error {
+	if err := st.challengeToRead(); err != nil {
+		return err
+	}
+	if got := st.bearer("WWW-Authenticate").Params["error"]; got != want {
+		return st.depart("error of the Bearer challenge (RFC 6750 3, OAuth 2.1 5.3.2)", fmt.Sprintf("error=%q", want),
+			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
+	}
+	return nil
+}
+
+// challengeWithoutError: "If the request lacks any authentication
+// information ... the resource server SHOULD NOT include an error code or
+// other error information" (OAuth 2.1 section 5.3.2).
+func (st *State) challengeWithoutError() error {
+	if err := st.challengeToRead(); err != nil {
+		return err
+	}
+	if e := st.bearer("WWW-Authenticate").Params["error"]; e != "" {
+		return st.depart("Bearer challenge to a request without a token (OAuth 2.1 5.3.2)", "no error code",
+			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
 	}
 	return nil
 }
 
 // refusedAsMalformed: RFC 6750 3.1 answers a malformed request
 // invalid_request, which SHOULD be 400, while MCP's authorization.11 lists
-// 401 for an invalid token; either is a refusal. A 401 carries the Bearer
-// challenge (RFC 6750 3).
+// 401 for an invalid token; either is a refusal. Either carries the Bearer
+// challenge: the resource server "MUST include the HTTP WWW-Authenticate
+// response header field" when the request "does not contain an access token
+// that enables access" (OAuth 2.1 section 5.3.1).
 func (st *State) refusedAsMalformed() error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
 	switch st.reply.Status {
-	case http.StatusBadRequest:
-		return nil
-	case http.StatusUnauthorized:
+	case http.StatusBadRequest, http.StatusUnauthorized:
 		return st.isBearerChallenge("WWW-Authenticate")
 	}
 	return st.depart("HTTP status (RFC 6750 3.1, authorization.11)", "400 or 401", describe(st.reply), st.reply.Last())
@@ -447,16 +606,19 @@ func (st *State) bearer(header string) *wire.Challenge {
 	return nil
 }
 
+// isBearerChallenge: "All challenges for this token type MUST use the
+// auth-scheme value Bearer. This scheme MUST be followed by one or more
+// auth-param values" (OAuth 2.1 section 5.3.1, RFC 6750 section 3).
 func (st *State) isBearerChallenge(header string) error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
-	if st.bearer(header) == nil {
+	if c := st.bearer(header); c == nil || len(c.Params) == 0 {
 		got := strings.Join(st.reply.Header.Values(header), ", ")
 		if got == "" {
 			got = "no such header"
 		}
-		return st.depart(header+" header (RFC 6750 3)", "a Bearer challenge", got, st.reply.Last())
+		return st.depart(header+" header (OAuth 2.1 5.3.1, RFC 6750 3)", "a Bearer challenge with at least one auth-param", got, st.reply.Last())
 	}
 	return nil
 }

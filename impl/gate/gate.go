@@ -40,6 +40,9 @@ type Config struct {
 	ToolScopes map[string]string
 	// BaseURL gives the {base_url} of the 401 challenge (source 7.2).
 	BaseURL baseurl.Resolver
+	// ChallengeScopes are the scopes every 401 challenge names, whatever
+	// was called (none when empty).
+	ChallengeScopes []string
 	// MaxBodyBytes bounds the request body; 0 means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 }

@@ -185,22 +185,33 @@ var _ = Describe("Gate", func() {
 		Expect(p.caller.Anonymous()).To(BeTrue())
 	})
 
-	It("answers every 401 byte for byte the same (source 7.2)", func() {
-		causes := []*httptest.ResponseRecorder{
+	It("answers every 401 with the same body (source 7.2), and an anonymous caller byte for byte the same whatever it called (5.5)", func() {
+		anonymousCauses := []*httptest.ResponseRecorder{
 			call(h, anonymous, toolCall("afs_write")),
 			call(h, anonymous, toolCall("no_such_tool")),
 			call(h, anonymous, rpc("resources/read", `{}`)),
+		}
+		credentialCauses := []*httptest.ResponseRecorder{
 			call(h, []string{"Bearer unknown"}, rpc("tools/list", "")),
 			call(h, []string{"Basic x"}, rpc("tools/list", "")),
 			call(h, []string{""}, rpc("tools/list", "")),
 		}
-		for _, rec := range causes {
+		for _, rec := range append(anonymousCauses, credentialCauses...) {
 			Expect(rec.Code).To(Equal(http.StatusUnauthorized))
+			Expect(rec.Body.String()).To(Equal(`{"error":"Unauthorized"}`))
+		}
+		// RFC 6750 3: no error without a credential, invalid_token with one.
+		for _, rec := range anonymousCauses {
 			Expect(rec.Header()).To(Equal(http.Header{
 				"Www-Authenticate": {`Bearer resource_metadata="http://host.test/.well-known/oauth-protected-resource"`},
 				"Content-Type":     {"application/json"},
 			}))
-			Expect(rec.Body.String()).To(Equal(`{"error":"Unauthorized"}`))
+		}
+		for _, rec := range credentialCauses {
+			Expect(rec.Header()).To(Equal(http.Header{
+				"Www-Authenticate": {`Bearer error="invalid_token", resource_metadata="http://host.test/.well-known/oauth-protected-resource"`},
+				"Content-Type":     {"application/json"},
+			}))
 		}
 	})
 

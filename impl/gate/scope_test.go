@@ -107,7 +107,11 @@ var _ = Describe("The role check after gate 2", func() {
 		for _, auth := range [][]string{nil, {"Bearer root-token"}, {"Basic x"}} {
 			rec := call(h, auth, toolCall("afs_write"))
 			Expect(rec.Code).To(Equal(http.StatusUnauthorized))
-			Expect(rec.Header().Get("WWW-Authenticate")).To(Equal(`Bearer resource_metadata="http://host.test/.well-known/oauth-protected-resource"`))
+			want := `Bearer resource_metadata="http://host.test/.well-known/oauth-protected-resource"`
+			if auth != nil {
+				want = `Bearer error="invalid_token", resource_metadata="http://host.test/.well-known/oauth-protected-resource"`
+			}
+			Expect(rec.Header().Get("WWW-Authenticate")).To(Equal(want))
 			Expect(rec.Body.String()).To(Equal(`{"error":"Unauthorized"}`))
 		}
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/conform-mcp/conform/impl/content"
 	"github.com/conform-mcp/conform/impl/gate"
 	"github.com/conform-mcp/conform/impl/origin"
+	"github.com/conform-mcp/conform/impl/role"
 	"github.com/conform-mcp/conform/impl/tools"
 )
 
@@ -74,7 +75,9 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		Verifier:       opts.Auth,
 		AnonymousTools: srv.Anonymous(),
 		ToolScopes:     srv.Scopes(),
-		BaseURL:        resolver,
+		// The scopes the protected-resource metadata lists.
+		ChallengeScopes: role.Scopes,
+		BaseURL:         resolver,
 	}), resolver))
 	mux.Handle("GET /.well-known/mcp.json", discovery{
 		name:          cfg.Name,

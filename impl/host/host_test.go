@@ -45,7 +45,7 @@ var _ = Describe("Reference host over raw HTTP", func() {
 	})
 
 	challenge := func() string {
-		return `Bearer resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource"`
+		return `Bearer scope="afs:read afs:write afs:delete afs:exec", resource_metadata="` + srv.URL + `/.well-known/oauth-protected-resource"`
 	}
 
 	expectUnauthorized := func(ex exchange) {
@@ -80,10 +80,16 @@ var _ = Describe("Reference host over raw HTTP", func() {
 		It("answers an anonymous privileged call and an unknown tool with the same 401", func() {
 			privileged := post(srv, "", callBody("afs_write", map[string]any{"path": "/overlay/scratch.txt", "content": "x"}))
 			unknown := post(srv, "", callBody("no_such_tool", map[string]any{"path": "/"}))
-			rejected := post(srv, "not-a-credential-of-this-host", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			for _, ex := range []exchange{privileged, unknown, rejected} {
+			for _, ex := range []exchange{privileged, unknown} {
 				expectUnauthorized(ex)
 			}
+			// A rejected credential gets the same body; its challenge adds
+			// error="invalid_token" (RFC 6750 3), which tells the caller
+			// only what it sent.
+			rejected := post(srv, "not-a-credential-of-this-host", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			Expect(rejected.status).To(Equal(http.StatusUnauthorized))
+			Expect(rejected.header.Get("WWW-Authenticate")).To(Equal(`Bearer error="invalid_token", ` + strings.TrimPrefix(challenge(), "Bearer ")))
+			Expect(string(rejected.body)).To(Equal(`{"error":"Unauthorized"}`))
 		})
 
 		It("refuses an anonymous batch that holds a privileged call", func() {
