@@ -14,6 +14,7 @@ Feature: discovery.3 Authorization server metadata discovery
   Scenario: The authorization server metadata is found at the well-known URIs in the specification's order
     Given the authorization server's metadata, found at the well-known URIs in the specification's order
     Then the authorization server metadata names an authorization_endpoint and a token_endpoint
+    And the authorization server metadata names response_types_supported
 
   @ASM-2
   Scenario: The authorization server metadata names the issuer its well-known URI was built from

@@ -5,29 +5,33 @@ Feature: security.4 Authorization code protection
   The authorization server advertises PKCE with S256 and enforces it: an
   authorization request of a public client without code_challenge is
   refused, and a code is redeemed only with the code_verifier that matches its
-  challenge, once.
+  challenge, once. Every refusal is judged only after the same client, scope
+  and redirect URI obtained a code and a token the valid way in the same run.
 
   @PKCE-1
   Scenario: The authorization server advertises PKCE with S256
     Given the authorization server's metadata, found the way a client finds it
     Then the authorization server metadata's code_challenge_methods_supported includes "S256"
 
-  @PKCE-2
+  @PKCE-2 @needs-authorization-approval
   Scenario: An authorization request without code_challenge is refused
     Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request without code_challenge
     Then the authorization server refuses the authorization request
 
-  @PKCE-3
+  @PKCE-3 @needs-authorization-approval
   Scenario: An authorization request with code_challenge_method plain is refused when plain is not advertised
     Given a public client registered with the authorization server
     And the authorization server metadata's code_challenge_methods_supported does not include "plain"
+    And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request with code_challenge_method "plain"
     Then the authorization server refuses the authorization request
 
   @PKCE-4 @needs-authorization-approval
   Scenario: Redeeming a code without its code_verifier is refused
     Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
     And an authorization code issued to the client for an S256 code_challenge
     When the client redeems the code without code_verifier
     Then the token endpoint refuses the request
@@ -35,6 +39,7 @@ Feature: security.4 Authorization code protection
   @PKCE-5 @needs-authorization-approval
   Scenario: Redeeming a code with a code_verifier that does not match is refused with invalid_grant
     Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
     And an authorization code issued to the client for an S256 code_challenge
     When the client redeems the code with another code_verifier
     Then the token endpoint refuses the request with "invalid_grant"
@@ -43,7 +48,13 @@ Feature: security.4 Authorization code protection
   Scenario: An authorization code is redeemed once and refused with invalid_grant the second time
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
-    When the client redeems the code
-    Then the token endpoint issues an access token
+    And the client redeemed the code for a token
     When the client redeems the code again
     Then the token endpoint refuses the request with "invalid_grant"
+
+  @TOKRESP-1 @needs-authorization-approval
+  Scenario: A token response names its token_type and is not stored by caches
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a token
+    Then the token response carries token_type and Cache-Control no-store

@@ -1,22 +1,52 @@
 # MCP Authorization Security Considerations, section 6 Open Redirection
-# (OAuth 2.1 sections 4.1.1, 4.1.2.1 and 4.1.3).
+# (OAuth 2.1 sections 3.1, 4.1.1, 4.1.2, 4.1.2.1 and 10.2).
 @needs-authorization
 Feature: security.6 Open redirection
   The authorization server matches redirect URIs exactly against the ones the
-  client registered, at the authorization endpoint, and the token endpoint
-  redeems a code only with the redirect_uri of its authorization request. The
-  changed redirect URI keeps the registered scheme, host and port (a loopback
-  redirect URI may change its port) and extends the path.
+  client registered, never redirects for a client it does not know, echoes
+  state exactly, and serves no cross-origin script at its authorization
+  endpoint. The changed redirect URI keeps the registered scheme, host and
+  port and extends the path. OAuth 2.1 removed redirect_uri from the token
+  request (section 10.2): a server may redeem a code whatever redirect_uri
+  comes with it, but one that refuses says invalid_grant.
 
-  @REDIR-1
+  @REDIR-1 @needs-authorization-approval
   Scenario: The authorization endpoint never redirects to a redirect_uri the client did not register
     Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request whose redirect_uri extends the registered one's path
     Then the authorization server does not redirect to that redirect_uri
 
-  @REDIR-2 @needs-authorization-approval
-  Scenario: Redeeming a code with another redirect_uri than its authorization request's is refused
+  @REDIR-3 @needs-authorization-approval
+  Scenario: The authorization endpoint never redirects for a client_id it never issued
     Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
+    When the client sends an authorization request with a client_id the server never issued
+    Then the authorization server does not redirect to the redirect_uri
+
+  @REDIR-2 @needs-authorization-approval
+  Scenario: Redeeming a code with another redirect_uri than its authorization request's is refused, if at all, with invalid_grant
+    Given a public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
     And an authorization code issued to the client for an S256 code_challenge
     When the client redeems the code with a redirect_uri that extends the registered one's path
-    Then the token endpoint refuses the request
+    Then a refusal, if the token endpoint refuses, is "invalid_grant"
+
+  @STATE-1 @needs-authorization-approval
+  Scenario: An approved authorization response carries the state exactly as sent
+    Given a public client registered with the authorization server
+    When the client's authorization request is approved
+    Then the authorization response carries the state sent, exactly
+
+  @STATE-1
+  Scenario: An authorization error response carries the state exactly as sent
+    Given a public client registered with the authorization server
+    When the client sends an authorization request without code_challenge
+    Then the authorization server answers by redirecting to the redirect_uri with an error
+    And the authorization response carries the state sent, exactly
+
+  @CORS-1
+  Scenario: The authorization endpoint serves no cross-origin request
+    Given a public client registered with the authorization server
+    When the client's authorization request carries an Origin header
+    Then the authorization endpoint does not allow that origin by CORS

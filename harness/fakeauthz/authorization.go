@@ -75,6 +75,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	if h.breaks[CIMDNotAdvertised] {
 		delete(doc, "client_id_metadata_document_supported")
 	}
+	if h.breaks[ResponseTypesMissing] {
+		delete(doc, "response_types_supported")
+	}
 	writeJSON(w, http.StatusOK, doc)
 }
 
@@ -114,10 +117,16 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "<html><body><form method=post><button>Allow</button></form></body></html>")
 		return
 	}
+	if h.breaks[CORSAllowed] {
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+	}
 	q := r.URL.Query()
 	h.mu.Lock()
 	uris, known := h.clients[q.Get("client_id")]
 	h.mu.Unlock()
+	if !known && h.breaks[UnknownClientRedirected] {
+		uris, known = []string{q.Get("redirect_uri")}, true
+	}
 	redirectURI := q.Get("redirect_uri")
 	registered := slices.Contains(uris, redirectURI)
 	if h.breaks[RedirectPrefixMatched] {
@@ -134,6 +143,9 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 			v[k] = vs
 		}
 		if s := q.Get("state"); s != "" {
+			if h.breaks[StateNotEchoed] {
+				s = strings.ToLower(strings.ReplaceAll(s, " ", "_"))
+			}
 			v.Set("state", s)
 		}
 		if !h.breaks[IssMissing] {
@@ -151,6 +163,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !(h.breaks[PlainAccepted] && q.Get("code_challenge_method") == "plain"):
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge_method must be S256"}})
+		return
+	}
+	if h.breaks[ApprovalRefusedInvalidScope] {
+		back(url.Values{"error": {"invalid_scope"}, "error_description": {"this client may not have that scope"}})
 		return
 	}
 	c := random()
@@ -182,6 +198,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 			return
 		case c.clientID != f.Get("client_id"):
 			invalid("code issued to another client")
+			return
+		case c.redirectURI != f.Get("redirect_uri") && h.breaks[TokenRedirectWrongError]:
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request", "error_description": "redirect_uri differs"})
 			return
 		case c.redirectURI != f.Get("redirect_uri") && !h.breaks[TokenRedirectIgnored]:
 			invalid("redirect_uri differs")
@@ -215,6 +234,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	if !(h.breaks[RefreshNotRotated] && f.Get("grant_type") == "refresh_token") {
 		h.refresh[refresh] = g
 		resp["refresh_token"] = refresh
+	}
+	if !h.breaks[TokenCacheable] {
+		w.Header().Set("Cache-Control", "no-store")
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

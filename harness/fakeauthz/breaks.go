@@ -85,8 +85,22 @@ const (
 	// RedirectPrefixMatched accepts a redirect_uri that merely begins with a
 	// registered one (REDIR-1).
 	RedirectPrefixMatched Break = "redirect-prefix-matched"
-	// TokenRedirectIgnored redeems a code whatever the redirect_uri (REDIR-2).
-	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// TokenRedirectWrongError refuses a code redeemed with another
+	// redirect_uri with invalid_request, not invalid_grant (REDIR-2).
+	TokenRedirectWrongError Break = "token-redirect-wrong-error"
+	// StateNotEchoed changes the state it sends back (STATE-1).
+	StateNotEchoed Break = "state-not-echoed"
+	// UnknownClientRedirected redirects a request of a client_id it never
+	// issued to the redirect_uri, with a code (REDIR-3).
+	UnknownClientRedirected Break = "unknown-client-redirected"
+	// CORSAllowed answers the authorization endpoint with
+	// Access-Control-Allow-Origin: * (CORS-1).
+	CORSAllowed Break = "cors-allowed"
+	// ResponseTypesMissing leaves response_types_supported out (ASM-3).
+	ResponseTypesMissing Break = "response-types-missing"
+	// TokenCacheable answers token requests without Cache-Control: no-store
+	// (TOKRESP-1).
+	TokenCacheable Break = "token-cacheable"
 	// CodeReusable redeems a code more than once (CODE-1).
 	CodeReusable Break = "code-reusable"
 	// RefreshNotRotated answers a refresh without a new refresh token and
@@ -127,6 +141,14 @@ const (
 	// MalformedBadRequest answers a malformed token 400 invalid_request, as
 	// RFC 6750 section 3.1 says it SHOULD.
 	MalformedBadRequest Break = "malformed-bad-request"
+	// TokenRedirectIgnored redeems a code whatever the redirect_uri, as
+	// OAuth 2.1 lets a server that serves no OAuth 2.0 client (section
+	// 10.2).
+	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// ApprovalRefusedInvalidScope answers every valid authorization request
+	// with invalid_scope, as a server that needs a scope the client did not
+	// ask for may: the flows cannot be set up, and are not run.
+	ApprovalRefusedInvalidScope Break = "approval-refused-invalid-scope"
 	// ConsentPage answers every authorization request with a 200 page, as a
 	// server that asks a person first does: only the approval command can
 	// say where it leads.

@@ -162,7 +162,12 @@ const (
 	asBadVerifier  = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code with a code_verifier that does not match is refused with invalid_grant"
 	asCodeOnce     = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed once and refused with invalid_grant the second time"
 	asRedirect     = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects to a redirect_uri the client did not register"
-	asTokenRedir   = "mcp-authorization/security_6_open_redirection.feature: Redeeming a code with another redirect_uri than its authorization request's is refused"
+	asTokenRedir   = "mcp-authorization/security_6_open_redirection.feature: Redeeming a code with another redirect_uri than its authorization request's is refused, if at all, with invalid_grant"
+	asUnknownID    = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects for a client_id it never issued"
+	asStateOK      = "mcp-authorization/security_6_open_redirection.feature: An approved authorization response carries the state exactly as sent"
+	asStateError   = "mcp-authorization/security_6_open_redirection.feature: An authorization error response carries the state exactly as sent"
+	asCORS         = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint serves no cross-origin request"
+	asTokenResp    = "mcp-authorization/security_4_authorization_code_protection.feature: A token response names its token_type and is not stored by caches"
 	asRotated      = "mcp-authorization/security_2_token_theft.feature: A refresh answers with a new refresh token"
 	asReplay       = "mcp-authorization/security_2_token_theft.feature: A refresh token used once is refused when presented again"
 	asIssSent      = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization error response carries iss"
@@ -175,7 +180,7 @@ const (
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
-	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess}
+	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -190,11 +195,16 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
-		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asIssSent, asIssAdvert, asIssError}, "a refusal"),
+		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asIssSent, asIssAdvert, asIssError, asStateError}, "a refusal"),
 		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "a refusal"),
 		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
 		Entry("redirect URIs matched by prefix", fakeauthz.RedirectPrefixMatched, []string{asRedirect}, nil, "unregistered redirect_uri"),
-		Entry("redirect_uri ignored at the token endpoint", fakeauthz.TokenRedirectIgnored, []string{asTokenRedir}, nil, "OAuth 2.1 3.2.4"),
+		Entry("another redirect_uri refused with invalid_request", fakeauthz.TokenRedirectWrongError, []string{asTokenRedir}, nil, "invalid_grant"),
+		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
+		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
+		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
+		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
+		Entry("a token response caches may store", fakeauthz.TokenCacheable, []string{asTokenResp}, nil, "no-store"),
 		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),
 		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
 		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
@@ -236,8 +246,12 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 	})
 })
 
+// controlled are the refusals at the authorization endpoint judged only after
+// the run's positive control, the valid flow, succeeded.
+var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
+
 // codeScenarios are the scenarios that need a code the approval command got.
-var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess}
+var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
@@ -279,28 +293,35 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		})
 		expectNotRun(run, asAll(), "mcp_authorization.issuer")
 	})
-	It("leaves what needs a code not run when the approval command's person denies the request", func() {
+	It("leaves what needs a code, and the refusals its control guards, not run when the approval command's person denies the request", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) {
-				return t.Profile.MCPAuthorization.RedirectURI + "?error=access_denied&state=conform-state", nil
+				return t.Profile.MCPAuthorization.RedirectURI + "?error=access_denied&state=x", nil
 			}
 		})
-		expectNotRun(run, codeScenarios, "access_denied")
+		expectNotRun(run, append(slices.Clone(codeScenarios), controlled...), "access_denied")
 	})
 	It("leaves what needs a code not run when the approval command hands back no redirect to the redirect_uri", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "https://login.example/signin", nil }
 		})
-		expectNotRun(run, codeScenarios, "https://login.example/signin")
+		expectNotRun(run, append(slices.Clone(codeScenarios), controlled...), "https://login.example/signin")
 	})
-	It("leaves the flow not run when the approval command fails on a consent page, and sees no redirect to an unregistered redirect_uri", func() {
+	It("leaves what needs a code not run when the authorization server refuses the valid request, quoting its error and the key", func() {
+		run := runAuthz(fakeauthz.ApprovalRefusedInvalidScope)
+		expectNotRun(run, append(slices.Clone(codeScenarios), controlled...), "mcp_authorization.scope")
+	})
+	It("passes a server that redeems a code whatever redirect_uri comes with it (OAuth 2.1 10.2)", func() {
+		run := runAuthz(fakeauthz.TokenRedirectIgnored)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("leaves the flow, REDIR-1 included, not run when the approval command fails on a consent page, saying why", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }
 		}, fakeauthz.ConsentPage)
-		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asRedirect })
-		Expect(withStatus(run, outcome.Passed)).To(ContainElement(asRedirect), describeRun(run))
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
 		expectNotRun(run, notRun, "")
-		for _, id := range []string{asNoChallenge, asPlain} {
+		for _, id := range controlled {
 			for _, r := range run.Results {
 				if r.ID == id {
 					Expect(r.Reason).To(ContainSubstring("browser exited 1"), id)
@@ -311,8 +332,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves the flow, REDIR-1 included, not run on a consent page without an approval command", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.ApproveAuthorization = nil }, fakeauthz.ConsentPage)
 		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
-		Expect(withStatus(run, outcome.NotRun)).To(ContainElement(asRedirect), describeRun(run))
-		notRun := slices.Clone(flowScenarios)
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 	})

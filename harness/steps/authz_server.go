@@ -52,6 +52,8 @@ type authorizeAnswer struct {
 	// server may have refused the request after a sign-in, or the command
 	// may have failed on its own.
 	approvalErr error
+	// allowOrigin is the answer's Access-Control-Allow-Origin.
+	allowOrigin []string
 }
 
 // registerAuthzServer binds the steps that drive the authorization server
@@ -107,6 +109,19 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the token endpoint refuses the request$`, func() error { return st.tokenRefused("") })
 	sc.Step(`^the token endpoint refuses the request with "([^"]*)"$`, st.tokenRefused)
 	sc.Step(`^the token response carries a refresh token other than the one presented$`, st.refreshRotated)
+	sc.Step(`^the client redeemed the code for a token$`, st.redeemedForToken)
+	sc.Step(`^the client refreshed with the refresh token once$`, st.refreshedOnce)
+	sc.Step(`^a refusal, if the token endpoint refuses, is "([^"]*)"$`, st.refusalIs)
+	sc.Step(`^the token response carries token_type and Cache-Control no-store$`, st.tokenResponseSafe)
+	sc.Step(`^the client's valid authorization request, made the same way, obtains a code and a token$`, st.controlFlow)
+	sc.Step(`^the authorization response carries the state sent, exactly$`, st.stateEchoed)
+	sc.Step(`^the client sends an authorization request with a client_id the server never issued$`, func(ctx context.Context) error {
+		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.ClientID = "conform-unknown-client-7f3a9c" })
+	})
+	sc.Step(`^the authorization server does not redirect to the redirect_uri$`, st.noRedirectToUnregistered)
+	sc.Step(`^the client's authorization request carries an Origin header$`, st.authorizationWithOrigin)
+	sc.Step(`^the authorization endpoint does not allow that origin by CORS$`, st.noCORS)
+	sc.Step(`^the authorization server metadata names response_types_supported$`, st.asResponseTypes)
 }
 
 // extended is a redirect URI the client did not register: the registered
@@ -364,12 +379,16 @@ func (st *State) registrationAnswered() error {
 	return nil
 }
 
+// stateSent is the state of every authorization request: characters that
+// need encoding, so that echoing it "exactly" (OAuth 2.1 4.1.2) is seen.
+const stateSent = "conform state/+&=é"
+
 // request is a valid authorization request of the scenario's client.
 func (st *State) request() (authcode.Request, string) {
 	verifier, challenge := authcode.PKCE()
 	return authcode.Request{
 		Endpoint: st.authz.as.md.String("authorization_endpoint"), ClientID: st.authz.as.clientID,
-		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: "conform-state",
+		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: stateSent,
 		Resource: st.endpoint(), Scope: st.Target.Profile.MCPAuthorization.Scope,
 	}, verifier
 }
@@ -556,12 +575,59 @@ func (st *State) approveAuthorization(ctx context.Context) error {
 	if !r.ToRedirectURI {
 		return st.skip(fmt.Sprintf("the approval command (oauth.authorization_approval_command) handed back %q, not a redirect to the redirect_uri %s, so the request was not approved", r.Location, req.RedirectURI))
 	}
-	if r.Params.Get("error") == "access_denied" {
+	switch e := r.Params.Get("error"); e {
+	case "":
+	case "access_denied":
 		return st.skip(fmt.Sprintf("the authorization was denied (%s), so the request was not approved: the approval command (oauth.authorization_approval_command) must approve it", r.Location))
+	default:
+		// The valid request the scenario needs could not be had: a set-up
+		// the profile may mend, never the requirement's failure.
+		return st.skip(fmt.Sprintf("the authorization server refused the valid authorization request with %s (%s), so the flow this check needs could not be set up; %s",
+			e, r.Params.Get("error_description"), remedyFor(e)))
 	}
 	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params}
 	st.authz.as.verify = verifier
 	return nil
+}
+
+// remedyFor names the profile key that may mend an authorization error.
+func remedyFor(code string) string {
+	switch code {
+	case "invalid_scope":
+		return "set mcp_authorization.scope to a scope the authorization server grants this client"
+	case "invalid_target":
+		return "the authorization server refuses the resource the suite sends (the MCP endpoint's URL); check the target URL"
+	case "unauthorized_client", "invalid_client":
+		return "set mcp_authorization.client_id to a client the authorization server lets use the authorization code grant"
+	}
+	return "check mcp_authorization.client_id, mcp_authorization.scope and mcp_authorization.redirect_uri"
+}
+
+// redeemedForToken is the valid redemption a scenario builds on: when it
+// fails, the flow could not be set up and the scenario is not run.
+func (st *State) redeemedForToken(ctx context.Context) error {
+	if err := st.redeem(ctx, nil); err != nil {
+		return err
+	}
+	return st.setUp(st.authz.as.token, "redeeming the code the valid way")
+}
+
+// setUp leaves the scenario not run when a token request the scenario
+// needed to succeed did not: it quotes the answer and what may mend it.
+func (st *State) setUp(r *oauthclient.Reply, what string) error {
+	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+		return nil
+	}
+	e, _ := r.String("error")
+	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), remedyFor(e)))
+}
+
+// refreshedOnce is the first refresh a replay check builds on.
+func (st *State) refreshedOnce(ctx context.Context) error {
+	if err := st.refreshOnce(ctx); err != nil {
+		return err
+	}
+	return st.setUp(st.authz.as.token, "the first refresh")
 }
 
 func (st *State) codeIssued(ctx context.Context) error {
@@ -601,10 +667,7 @@ func (st *State) tokenRequest(ctx context.Context, form url.Values) error {
 }
 
 func (st *State) redeemedForRefresh(ctx context.Context) error {
-	if err := st.redeem(ctx, nil); err != nil {
-		return err
-	}
-	if err := st.tokenIssued(); err != nil {
+	if err := st.redeemedForToken(ctx); err != nil {
 		return err
 	}
 	rt, _ := st.authz.as.token.String("refresh_token")
@@ -642,8 +705,55 @@ func (st *State) tokenRefused(code string) error {
 	if code != "" {
 		want = fmt.Sprintf("HTTP 400 with error %q", code)
 	}
+	if got == "invalid_client" {
+		// The client, not the request under test, was refused: a set-up
+		// the profile may mend (OAuth 2.1 3.2.4, client authentication).
+		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), remedyFor(got)))
+	}
 	if r.Status < 400 || r.Status >= 500 || got == "" || (code != "" && got != code) {
 		return st.depart("token response (OAuth 2.1 3.2.4)", want, describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// refusalIs judges only the error of a refusal: a server may redeem the code
+// (OAuth 2.1 10.2 removed redirect_uri from the token request), but one that
+// refuses does so with the code named.
+func (st *State) refusalIs(code string) error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	if r.Status/100 == 2 {
+		return nil
+	}
+	return st.tokenRefused(code)
+}
+
+// tokenResponseSafe: the token response names its token_type (REQUIRED)
+// and carries Cache-Control: no-store (OAuth 2.1 3.2.3: "The authorization
+// server MUST include the HTTP Cache-Control response header field ... with
+// a value of no-store in any response containing tokens").
+func (st *State) tokenResponseSafe() error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	var missing []string
+	if tt, _ := r.String("token_type"); tt == "" {
+		missing = append(missing, "token_type")
+	}
+	noStore := false
+	for _, v := range r.Header.Values("Cache-Control") {
+		for d := range strings.SplitSeq(v, ",") {
+			noStore = noStore || strings.EqualFold(strings.TrimSpace(d), "no-store")
+		}
+	}
+	if !noStore {
+		missing = append(missing, "Cache-Control: no-store")
+	}
+	if len(missing) > 0 {
+		return st.depart("token response (OAuth 2.1 3.2.3)", "token_type and Cache-Control: no-store", "no "+strings.Join(missing, ", no "), r.Exchange)
 	}
 	return nil
 }
@@ -653,6 +763,133 @@ func (st *State) refreshRotated() error {
 	next, _ := r.String("refresh_token")
 	if next == "" || next == st.authz.as.refresh {
 		return st.depart("refresh token rotation (OAuth 2.1 4.3.1)", "a new refresh_token", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// flowControl is the run's positive control of the authorization server's
+// refusals: the valid authorization request of the client the scenarios use,
+// approved and its code redeemed the valid way, once per run.
+type flowControl struct {
+	mu   sync.Mutex
+	done bool
+	// why is why the control could not be shown, "" when it was.
+	why string
+}
+
+// controlFlow judges a refusal only after the same client, scope and
+// redirect URI obtained a code and a token the valid way in the same run;
+// when that cannot be shown, the refusal would mean nothing and the scenario
+// is not run.
+func (st *State) controlFlow(ctx context.Context) error {
+	c := &st.Suite.control
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done {
+		c.why = st.runControl(ctx)
+		c.done = true
+	}
+	if c.why != "" {
+		return st.skip("the positive control failed, so a refusal would mean nothing: " + c.why)
+	}
+	return nil
+}
+
+// runControl runs the valid flow, leaving the scenario's own progress as it
+// was, and says why it could not be completed ("" when it was). Its
+// not-run reasons go to the caller's reason, not to the scenario.
+func (st *State) runControl(ctx context.Context) string {
+	saved := st.authz.as
+	defer func() { st.authz.as = saved }()
+	probe := &State{Suite: st.Suite, pickleID: st.pickleID + "#control", vars: map[string]string{}}
+	probe.authz.as = saved
+	if err := probe.codeIssued(ctx); err != nil {
+		return probe.reasonOf(err)
+	}
+	if err := probe.redeemedForToken(ctx); err != nil {
+		return probe.reasonOf(err)
+	}
+	return ""
+}
+
+// reasonOf is what a step's error says: the reason it gave for not running,
+// or the error itself.
+func (st *State) reasonOf(err error) string {
+	if r, ok := st.Notes.SkipReason(st.pickleID); ok {
+		return r
+	}
+	return err.Error()
+}
+
+// stateEchoed: state is "REQUIRED if the state parameter was present in the
+// client authorization request. The exact value received from the client"
+// (OAuth 2.1 4.1.2 and 4.1.2.1).
+func (st *State) stateEchoed() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if got := a.params["state"]; len(got) != 1 || got[0] != stateSent {
+		return st.depart("state of the authorization response (OAuth 2.1 4.1.2)", fmt.Sprintf("%q, exactly as sent", stateSent), fmt.Sprintf("%q in %s", got, a.location), a.ex)
+	}
+	return nil
+}
+
+// authorizationWithOrigin sends the valid authorization request as a
+// script on another origin would, with an Origin header.
+func (st *State) authorizationWithOrigin(ctx context.Context) error {
+	req, _ := st.request()
+	u, err := req.URL()
+	if err != nil {
+		return err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Origin", corsOrigin)
+	noFollow := *st.Target.HTTP
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Do(hreq)
+	if err != nil {
+		return st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
+	st.authz.as.resp = &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil),
+		allowOrigin: resp.Header.Values("Access-Control-Allow-Origin")}
+	return nil
+}
+
+// corsOrigin is the origin of a script the authorization endpoint must not
+// serve.
+const corsOrigin = "https://cors-probe.conform.invalid"
+
+// noCORS: "Cross-Origin Resource Sharing MUST NOT be supported at the
+// Authorization Endpoint" (OAuth 2.1 3.1).
+func (st *State) noCORS() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	for _, v := range a.allowOrigin {
+		if v := strings.TrimSpace(v); v == "*" || v == corsOrigin {
+			return st.depart("Access-Control-Allow-Origin of the authorization endpoint (OAuth 2.1 3.1)", "no CORS for "+corsOrigin, v, a.ex)
+		}
+	}
+	return nil
+}
+
+// asResponseTypes: response_types_supported is REQUIRED in authorization
+// server metadata (RFC 8414 section 2).
+func (st *State) asResponseTypes() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if len(md.Strings("response_types_supported")) == 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2)", "response_types_supported, a list of the response types it supports",
+			jsonText(md.Reply.JSON["response_types_supported"]), md.Reply.Exchange)
 	}
 	return nil
 }

@@ -85,6 +85,8 @@ type Suite struct {
 	clients clientCache
 	// authzClient is the mcp-authorization pack's client, registered once per run.
 	authzClient authzClient
+	// control is the authorization server's positive control, once per run.
+	control flowControl
 	// protection says once per run whether the server implements MCP
 	// authorization at all.
 	protection protection
