@@ -25,15 +25,19 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 	if t.ApproveAuthorization == nil || (t.Credential != "" && !wantOther) {
 		return
 	}
+	found, scope, err := findIssuer(ctx, t)
 	issuer := a.Issuer
 	if issuer == "" {
-		var err error
-		if issuer, err = findIssuer(ctx, t); err != nil {
+		if err != nil {
 			fmt.Fprintf(stderr, "conform: could not find the authorization server: %v\n", err)
 			return
 		}
+		issuer = found
 	}
-	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: a.Scope}
+	if a.Scope != "" {
+		scope = a.Scope
+	}
+	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope}
 	obtain := func(resource, what string) string {
 		tok, err := flow.Obtain(ctx, issuer, resource)
 		if err != nil {
@@ -53,17 +57,20 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 }
 
 // findIssuer asks the MCP endpoint anonymously for the request that needs
-// authorization and follows its challenge to the metadata.
-func findIssuer(ctx context.Context, t *target.Target) (string, error) {
+// authorization and follows its challenge to the metadata. It returns the
+// authorization server and the scope a client asks for (authcode.Scope).
+func findIssuer(ctx context.Context, t *target.Target) (string, string, error) {
 	req := t.Profile.MCPAuthorization.ProtectedRequest
 	var params any = req.Params
 	if req.Params == nil {
 		params = map[string]any{}
 	}
-	challenge := ""
+	challenge, challengeScope := "", ""
 	r, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params)
 	if err == nil && r.Status == http.StatusUnauthorized {
 		challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+		challengeScope = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "scope")
 	}
-	return authcode.FindIssuer(ctx, t.HTTP, t.URL("/mcp"), challenge)
+	issuer, scopes, err := authcode.FindIssuer(ctx, t.HTTP, t.URL("/mcp"), challenge)
+	return issuer, authcode.Scope(challengeScope, scopes), err
 }

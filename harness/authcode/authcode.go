@@ -256,15 +256,26 @@ func (c Client) Obtain(ctx context.Context, issuer, resource string) (map[string
 	return tok.JSON, nil
 }
 
+// Scope is the scope a client asks for, as MCP's Scope Selection Strategy
+// orders it: the scope of the 401 challenge, if any; else every scope of the
+// protected resource metadata's scopes_supported; else none ("").
+func Scope(challengeScope string, scopesSupported []string) string {
+	if s := strings.TrimSpace(challengeScope); s != "" {
+		return s
+	}
+	return strings.Join(scopesSupported, " ")
+}
+
 // FindIssuer returns the authorization server a client would pick for the
-// MCP endpoint: the first of authorization_servers in the protected resource
-// metadata, which it looks for as MCP's Authorization Server Discovery says:
-// at challengeMetadata (the 401 challenge's resource_metadata) when not "",
-// else at the well-known URI of the endpoint's path, else at the root one.
-func FindIssuer(ctx context.Context, hc *http.Client, endpoint, challengeMetadata string) (string, error) {
+// MCP endpoint, and the scopes the metadata lists: the first of
+// authorization_servers in the protected resource metadata, which it looks
+// for as MCP's Authorization Server Discovery says: at challengeMetadata
+// (the 401 challenge's resource_metadata) when not "", else at the
+// well-known URI of the endpoint's path, else at the root one.
+func FindIssuer(ctx context.Context, hc *http.Client, endpoint, challengeMetadata string) (string, []string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("MCP endpoint %q is not an absolute URL", endpoint)
+		return "", nil, fmt.Errorf("MCP endpoint %q is not an absolute URL", endpoint)
 	}
 	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
 	candidates := []string{challengeMetadata, "", root}
@@ -283,9 +294,16 @@ func FindIssuer(ctx context.Context, hc *http.Client, endpoint, challengeMetadat
 		servers, _ := r.JSON["authorization_servers"].([]any)
 		if len(servers) > 0 {
 			if s, ok := servers[0].(string); ok && s != "" {
-				return s, nil
+				var scopes []string
+				list, _ := r.JSON["scopes_supported"].([]any)
+				for _, v := range list {
+					if sc, ok := v.(string); ok {
+						scopes = append(scopes, sc)
+					}
+				}
+				return s, scopes, nil
 			}
 		}
 	}
-	return "", fmt.Errorf("no protected resource metadata naming an authorization server for %s", endpoint)
+	return "", nil, fmt.Errorf("no protected resource metadata naming an authorization server for %s", endpoint)
 }

@@ -79,14 +79,24 @@ var _ = Describe("the authorization code client", func() {
 	})
 })
 
+var _ = DescribeTable("chooses the scope as MCP's Scope Selection Strategy orders it",
+	func(challenge string, supported []string, want string) {
+		Expect(authcode.Scope(challenge, supported)).To(Equal(want))
+	},
+	Entry("the challenge's scope first", "files:read", []string{"a", "b"}, "files:read"),
+	Entry("else every scope the metadata supports", "", []string{"a", "b"}, "a b"),
+	Entry("else none", "", nil, ""),
+)
+
 var _ = Describe("the whole flow against an authorization server on another origin", func() {
 	It("finds the issuer through the resource metadata and obtains a token for the resource asked for", func(ctx context.Context) {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
 		t := h.Target()
-		issuer, err := authcode.FindIssuer(ctx, t.HTTP, h.Endpoint(), "")
+		issuer, scopes, err := authcode.FindIssuer(ctx, t.HTTP, h.Endpoint(), "")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(issuer).To(Equal(h.Issuer()))
+		Expect(scopes).To(Equal([]string{fakeauthz.ScopeTools, fakeauthz.ScopeWrite}))
 		flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: "http://127.0.0.1:8765/callback"}
 		tok, err := flow.Obtain(ctx, issuer, h.Endpoint())
 		Expect(err).NotTo(HaveOccurred())
@@ -97,7 +107,7 @@ var _ = Describe("the whole flow against an authorization server on another orig
 	It("says why when no metadata names an authorization server", func(ctx context.Context) {
 		h := fakeauthz.Start(fakeauthz.MetadataUndiscoverable)
 		DeferCleanup(h.Close)
-		_, err := authcode.FindIssuer(ctx, h.Target().HTTP, h.Endpoint(), "")
+		_, _, err := authcode.FindIssuer(ctx, h.Target().HTTP, h.Endpoint(), "")
 		Expect(err).To(MatchError(ContainSubstring("no protected resource metadata")))
 	})
 })

@@ -165,6 +165,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge_method must be S256"}})
 		return
 	}
+	if h.breaks[ScopeRequired] && !hasScope(q.Get("scope"), ScopeTools) {
+		back(url.Values{"error": {"invalid_scope"}, "error_description": {"ask for the scope the challenge names"}})
+		return
+	}
 	if h.breaks[ApprovalRefusedInvalidScope] {
 		back(url.Values{"error": {"invalid_scope"}, "error_description": {"this client may not have that scope"}})
 		return

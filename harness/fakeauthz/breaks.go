@@ -145,6 +145,10 @@ const (
 	// OAuth 2.1 lets a server that serves no OAuth 2.0 client (section
 	// 10.2).
 	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// ScopeRequired refuses an authorization request that does not ask for
+	// the scope its challenge names, with invalid_scope: a client that
+	// chooses its scope as MCP's Scope Selection Strategy says gets its code.
+	ScopeRequired Break = "scope-required"
 	// ApprovalRefusedInvalidScope answers every valid authorization request
 	// with invalid_scope, as a server that needs a scope the client did not
 	// ask for may: the flows cannot be set up, and are not run.

@@ -311,6 +311,10 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthz(fakeauthz.ApprovalRefusedInvalidScope)
 		expectNotRun(run, append(slices.Clone(codeScenarios), controlled...), "mcp_authorization.scope")
 	})
+	It("passes an authorization server that needs the scope its challenge names, choosing the scope as a client must", func() {
+		run := runAuthz(fakeauthz.ScopeRequired)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
 	It("passes a server that redeems a code whatever redirect_uri comes with it (OAuth 2.1 10.2)", func() {
 		run := runAuthz(fakeauthz.TokenRedirectIgnored)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))

@@ -37,6 +37,36 @@ type asFlow struct {
 	token *oauthclient.Reply
 	// refresh is the refresh token first issued.
 	refresh string
+	// scope is what the client asks for (scopeChoice).
+	scope string
+}
+
+// scopeChoice is the scope the run's authorization requests ask for, chosen
+// once as MCP's Scope Selection Strategy says a client chooses it: the
+// profile's mcp_authorization.scope, else the 401 challenge's scope, else
+// every scope of the protected resource metadata's scopes_supported, else
+// none.
+type scopeChoice struct {
+	once  sync.Once
+	value string
+}
+
+func (st *State) chooseScope(ctx context.Context) string {
+	c := &st.Suite.scope
+	c.once.Do(func() {
+		if s := st.Target.Profile.MCPAuthorization.Scope; s != "" {
+			c.value = s
+			return
+		}
+		r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
+		if err != nil || r.Status != http.StatusUnauthorized {
+			return
+		}
+		challenge := r.Header.Values("WWW-Authenticate")
+		_, scopes, _ := authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), wire.ChallengeParam(challenge, "Bearer", "resource_metadata"))
+		c.value = authcode.Scope(wire.ChallengeParam(challenge, "Bearer", "scope"), scopes)
+	})
+	return c.value
 }
 
 // authorizeAnswer is what the authorization endpoint did with a request.
@@ -162,7 +192,7 @@ func (st *State) discoverAS(ctx context.Context) error {
 		if r.Status == http.StatusUnauthorized {
 			challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 		}
-		if issuer, err = authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), challenge); err != nil {
+		if issuer, _, err = authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), challenge); err != nil {
 			return st.skip(err.Error() + " (PRM-1 and PRM-2 check that); set " + issuerKey + " to check an authorization server anyway")
 		}
 	}
@@ -309,6 +339,7 @@ func (st *State) publicClient(ctx context.Context) error {
 	if err := st.usableAS(ctx); err != nil {
 		return err
 	}
+	st.authz.as.scope = st.chooseScope(ctx)
 	if id := st.Target.Profile.MCPAuthorization.ClientID; id != "" {
 		st.authz.as.clientID = id
 		return nil
@@ -389,7 +420,7 @@ func (st *State) request() (authcode.Request, string) {
 	return authcode.Request{
 		Endpoint: st.authz.as.md.String("authorization_endpoint"), ClientID: st.authz.as.clientID,
 		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: stateSent,
-		Resource: st.endpoint(), Scope: st.Target.Profile.MCPAuthorization.Scope,
+		Resource: st.endpoint(), Scope: st.authz.as.scope,
 	}, verifier
 }
 

@@ -87,6 +87,8 @@ type Suite struct {
 	authzClient authzClient
 	// control is the authorization server's positive control, once per run.
 	control flowControl
+	// scope is what the run's authorization requests ask for.
+	scope scopeChoice
 	// protection says once per run whether the server implements MCP
 	// authorization at all.
 	protection protection
