@@ -21,12 +21,12 @@ Feature: security.4 Authorization code protection
     Then the authorization server refuses the authorization request
 
   @PKCE-3 @needs-authorization-approval
-  Scenario: An authorization request with code_challenge_method plain is refused when plain is not advertised
+  Scenario: An authorization request with code_challenge_method plain, which the server does not advertise, gets invalid_request
     Given a public client registered with the authorization server
     And the authorization server metadata's code_challenge_methods_supported does not include "plain"
     And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request with code_challenge_method "plain"
-    Then the authorization server refuses the authorization request
+    Then the authorization server answers with the error response "invalid_request"
 
   @PKCE-4 @needs-authorization-approval
   Scenario: Redeeming a code without its code_verifier is refused

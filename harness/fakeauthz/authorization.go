@@ -162,7 +162,11 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
 		return
 	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !(h.breaks[PlainAccepted] && q.Get("code_challenge_method") == "plain"):
-		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge_method must be S256"}})
+		e := "invalid_request"
+		if h.breaks[PlainOtherError] {
+			e = "unsupported_response_type"
+		}
+		back(url.Values{"error": {e}, "error_description": {"code_challenge_method must be S256"}})
 		return
 	}
 	if h.breaks[ScopeRequired] && !hasScope(q.Get("scope"), ScopeTools) {

@@ -79,6 +79,9 @@ const (
 	// PlainAccepted accepts code_challenge_method plain though it advertises
 	// S256 alone (PKCE-3).
 	PlainAccepted Break = "plain-accepted"
+	// PlainOtherError refuses code_challenge_method plain with
+	// unsupported_response_type, not invalid_request (PKCE-3).
+	PlainOtherError Break = "plain-other-error"
 	// VerifierNotChecked redeems a code whatever the code_verifier (PKCE-4,
 	// PKCE-5).
 	VerifierNotChecked Break = "verifier-not-checked"

@@ -157,7 +157,7 @@ const (
 	asIssuer       = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata names the issuer its well-known URI was built from"
 	asS256         = "mcp-authorization/security_4_authorization_code_protection.feature: The authorization server advertises PKCE with S256"
 	asNoChallenge  = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request without code_challenge is refused"
-	asPlain        = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request with code_challenge_method plain is refused when plain is not advertised"
+	asPlain        = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request with code_challenge_method plain, which the server does not advertise, gets invalid_request"
 	asNoVerifier   = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code without its code_verifier is refused"
 	asBadVerifier  = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code with a code_verifier that does not match is refused with invalid_grant"
 	asCodeOnce     = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed once and refused with invalid_grant the second time"
@@ -196,7 +196,8 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
 		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asIssSent, asIssAdvert, asIssError, asStateError}, "a refusal"),
-		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "a refusal"),
+		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "so the method was ignored"),
+		Entry("plain refused with another error", fakeauthz.PlainOtherError, []string{asPlain}, nil, "error=invalid_request"),
 		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
 		Entry("redirect URIs matched by prefix", fakeauthz.RedirectPrefixMatched, []string{asRedirect}, nil, "unregistered redirect_uri"),
 		Entry("another redirect_uri refused with invalid_request", fakeauthz.TokenRedirectWrongError, []string{asTokenRedir}, nil, "invalid_grant"),

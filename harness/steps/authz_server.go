@@ -39,6 +39,8 @@ type asFlow struct {
 	refresh string
 	// scope is what the client asks for (scopeChoice).
 	scope string
+	// sent is the last authorization request the scenario changed itself.
+	sent authcode.Request
 }
 
 // scopeChoice is the scope the run's authorization requests ask for, chosen
@@ -114,6 +116,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client's authorization request is approved$`, st.approveAuthorization)
 	sc.Step(`^an authorization code issued to the client for an S256 code_challenge$`, st.codeIssued)
 	sc.Step(`^the authorization server refuses the authorization request$`, st.authorizationRefused)
+	sc.Step(`^the authorization server answers with the error response "([^"]*)"$`, st.authorizationErrorIs)
 	sc.Step(`^the authorization server does not redirect to that redirect_uri$`, st.noRedirectToUnregistered)
 	sc.Step(`^the authorization server answers by redirecting to the redirect_uri with an error$`, st.errorRedirect)
 	sc.Step(`^the authorization response carries iss$`, st.responseCarriesIss)
@@ -431,6 +434,7 @@ func (st *State) request() (authcode.Request, string) {
 func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Request)) error {
 	req, _ := st.request()
 	change(&req)
+	st.authz.as.sent = req
 	u, err := req.URL()
 	if err != nil {
 		return err
@@ -923,4 +927,42 @@ func (st *State) asResponseTypes() error {
 			jsonText(md.Reply.JSON["response_types_supported"]), md.Reply.Exchange)
 	}
 	return nil
+}
+
+// authorizationErrorIs: "If the server does not support the requested
+// code_challenge_method transformation, the authorization endpoint MUST
+// return the authorization error response with error value set to
+// invalid_request" (OAuth 2.1 4.1.2.1). A code issued instead is redeemed
+// with the challenge as its verifier, which tells whether the method was
+// honoured or ignored, for the message.
+func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	const check = "authorization error response (OAuth 2.1 4.1.2.1)"
+	expected := fmt.Sprintf("a redirect to the redirect_uri with error=%s", want)
+	switch {
+	case a.redirected && a.params.Get("error") == want:
+		return nil
+	case a.redirected && a.params.Get("error") != "":
+		return st.depart(check, expected, a.describe(), a.ex)
+	case a.redirected && a.params.Get("code") != "":
+		as := &st.authz.as
+		form := authcode.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
+		how := "the code was not redeemed"
+		if r, err := authcode.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
+			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+				how = "its code was redeemed with code_verifier equal to the challenge, so the method was honoured though not advertised"
+			} else {
+				how = fmt.Sprintf("its code was refused with code_verifier equal to the challenge (%s), so the method was ignored", describeOAuth(r))
+			}
+		}
+		return st.depart(check, expected, "a code: "+a.location+"; "+how, a.ex)
+	case a.approvalErr != nil:
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v", a.describe(), a.approvalErr))
+	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
+	}
+	return st.depart(check, expected, a.describe(), a.ex)
 }
