@@ -1,13 +1,24 @@
-# MCP Authorization, section 11.1 Scope Challenge Handling (RFC 6750 section 3.1).
+# MCP Authorization, sections 11 Error Handling and 11.1 Scope Challenge
+# Handling (OAuth 2.1 section 5, RFC 6750 section 3.1).
 @needs-authorization
 Feature: authorization.11.1 Scope challenge handling
-  A token valid for the server but without the scope an operation needs
-  answers 403 with a Bearer challenge whose error is insufficient_scope and
-  that names the scope needed and the resource metadata.
+  A token the server accepts, but without the scope an operation needs, is
+  refused 403 for that operation, with a Bearer challenge whose error is
+  insufficient_scope and that names the scope needed and the resource
+  metadata. The profile names a request the limited token may make and one
+  whose scope it lacks.
 
   @SCOPE-1 @needs-limited-token
-  Scenario: A token without the scope an operation needs answers 403 with an insufficient_scope challenge
+  Scenario: A token without the scope an operation needs is refused 403
     Given a caller with a token that lacks the scope the scoped request needs
+    And the server serves the request that needs authorization with that token
     When the caller sends the request that needs more scope
-    Then the HTTP status is 403
+    Then the server refuses the request 403, insufficient permissions
+
+  @SCOPE-3 @needs-limited-token
+  Scenario: The 403 for insufficient scope carries an insufficient_scope challenge naming the scope and the metadata
+    Given a caller with a token that lacks the scope the scoped request needs
+    And the server serves the request that needs authorization with that token
+    When the caller sends the request that needs more scope
+    Then the HTTP status is 403, which SCOPE-1 checks
     And the "WWW-Authenticate" header is a Bearer challenge with error "insufficient_scope", a scope and a resource_metadata

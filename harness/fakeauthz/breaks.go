@@ -34,6 +34,8 @@ const (
 	// ScopeChallengeBare answers insufficient scope with 403 but a challenge
 	// naming no scope (SCOPE-1).
 	ScopeChallengeBare Break = "scope-challenge-bare"
+	// ScopeNotEnforced serves a call whatever scope its token has (SCOPE-1).
+	ScopeNotEnforced Break = "scope-not-enforced"
 	// OfflineAccessAdvertised names offline_access in scopes_supported and
 	// in the challenge's scope (SCOPE-2).
 	OfflineAccessAdvertised Break = "offline-access-advertised"

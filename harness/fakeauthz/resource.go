@@ -99,7 +99,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32700, "message": "Parse error"}})
 		return
 	}
-	if msg.Method == "tools/call" && g != nil && !hasScope(g.scope, ScopeWrite) {
+	if msg.Method == "tools/call" && g != nil && !hasScope(g.scope, ScopeWrite) && !h.breaks[ScopeNotEnforced] {
 		h.insufficientScope(w)
 		return
 	}

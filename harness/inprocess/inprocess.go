@@ -103,7 +103,8 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 // the authorization code flow, whose tokens expire, and the shared clock then
 // moves past its lifetime; a device-grant credential never expires (source
 // section 2), so nothing else the suite holds is touched. The limited token
-// is a guest's.
+// is a member's: it may make the profile's privileged write, which shows it
+// valid, and lacks the scope of a delete, the request that needs more.
 func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual, ownerSecret string) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
@@ -119,13 +120,16 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 	}
 	clk.Advance(time.Duration(lifetime)*time.Second + time.Second)
 	t.Tokens.Expired = access
-	// A guest's token, issued after the clock moved, lacks the write scope
-	// the profile's privileged write needs (PRODUCT.md section 6: roles).
-	flow.Approve = roleApprover(t.HTTP, base, ownerSecret, "guest")
+	// A member's token, issued after the clock moved, holds afs:read and
+	// afs:write but not afs:delete (PRODUCT.md section 6: roles).
+	flow.Approve = roleApprover(t.HTTP, base, ownerSecret, "member")
 	limited, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
-		return fmt.Errorf("obtain a guest's token through the authorization code flow: %w", err)
+		return fmt.Errorf("obtain a member's token through the authorization code flow: %w", err)
 	}
+	t.Profile.MCPAuthorization.ScopedRequest = &profile.Request{Method: "tools/call", Params: map[string]any{
+		"name": "afs_delete", "arguments": map[string]any{"path": t.Profile.Paths.Writable},
+	}}
 	t.Tokens.Limited, _ = limited["access_token"].(string)
 	return nil
 }

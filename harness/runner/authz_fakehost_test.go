@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"slices"
 
@@ -35,7 +36,8 @@ const (
 	azChalNoError   = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a request without a token carries no error code"
 	azChalInvalid   = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a token the server never issued says invalid_token"
 	azOffline       = "mcp-authorization/authorization_10_refresh_tokens.feature: Neither the challenge nor the metadata asks for offline_access"
-	azScope         = "mcp-authorization/authorization_11_1_scope_challenge.feature: A token without the scope an operation needs answers 403 with an insufficient_scope challenge"
+	azScope         = "mcp-authorization/authorization_11_1_scope_challenge.feature: A token without the scope an operation needs is refused 403"
+	azScopeHeader   = "mcp-authorization/authorization_11_1_scope_challenge.feature: The 403 for insufficient scope carries an insufficient_scope challenge naming the scope and the metadata"
 	azOrigin        = "mcp-authorization/transport_1_origin.feature: A request with an invalid Origin answers 403 Forbidden"
 )
 
@@ -143,9 +145,10 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
-		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid, azScope},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "HTTP status"),
-		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScope}, nil, "scope"),
+		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "HTTP status"),
+		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader}, "expected 403"),
+		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
 	)
@@ -346,10 +349,16 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Credential = t.Tokens.Limited
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
-		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
-	It("leaves SCOPE-1 not run when the limited token's request is served", func() {
-		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.Limited = t.Credential })
-		expectNotRun(run, []string{azScope}, "mcp_authorization.scoped_request")
+	It("leaves TOK-4 not run when the token said to be expired is a JWT whose exp is ahead", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Tokens.Expired = "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(`{"exp":4102444800}`)) + ".c2ln"
+		})
+		expectNotRun(run, []string{azExpired}, "mcp_authorization.expired_token_env")
+	})
+	It("leaves SCOPE-1 not run when the limited token is refused 401 for what it may do, naming the key", func() {
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true) })
+		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
 })

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
@@ -68,7 +70,7 @@ func (st *State) registerAuthz(sc stepContext) {
 	// Token handling and scope challenges (authorization.9.2, 10, 11.1).
 	sc.Step(`^the caller sends the request that needs authorization$`, st.sendProtected)
 	sc.Step(`^the caller sends the request that needs more scope$`, st.sendScoped)
-	sc.Step(`^a caller with an expired token$`, func() error { return st.withToken(st.Target.Tokens.Expired, "expired-token") })
+	sc.Step(`^a caller with an expired token$`, st.withExpiredToken)
 	sc.Step(`^a caller with a token issued for another resource$`, func() error {
 		return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
 	})
@@ -78,7 +80,9 @@ func (st *State) registerAuthz(sc stepContext) {
 	sc.Step(`^the request is served: HTTP 2xx$`, st.served)
 	sc.Step(`^the server serves the request that needs authorization with the target's credential$`, st.controlServed)
 	sc.Step(`^the request is refused as malformed: 400 or 401, with a Bearer challenge$`, st.refusedAsMalformed)
-	sc.Step(`^the HTTP status is 401, which (TOK-\d) checks$`, st.is401ElseSkip)
+	sc.Step(`^the HTTP status is (\d+), which ([A-Z]+-\d) checks$`, st.statusElseSkip)
+	sc.Step(`^the server serves the request that needs authorization with that token$`, st.limitedServed)
+	sc.Step(`^the server refuses the request 403, insufficient permissions$`, st.refusedForScope)
 	sc.Step(`^the server refuses the request that needs authorization without a token$`, st.refusedWithoutToken)
 	sc.Step(`^the caller sends the request that needs authorization with the target's credential in the URI query string$`, st.sendWithQueryToken)
 	sc.Step(`^a caller presenting the target's credential with one character changed$`, st.tamperedCredential)
@@ -392,20 +396,44 @@ func (st *State) sendProtected(ctx context.Context) error {
 }
 
 // sendScoped sends the request that needs more scope than the limited
-// token has. When it is served, the premise is false (the token has the
-// scope, or the operation needs none), so there is no refusal to judge.
+// token has (the profile says so: mcp_authorization.scoped_request).
 func (st *State) sendScoped(ctx context.Context) error {
 	s := st.Target.Profile.MCPAuthorization.Scoped()
 	r := requestSpec{s.Method, s.Params}
 	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
+	return st.took(reply, err)
+}
+
+// withExpiredToken presents the profile's expired token, unless it is a
+// readable JWT whose exp is still ahead: then it has not expired, and the
+// scenario's premise is false.
+func (st *State) withExpiredToken() error {
+	token := st.Target.Tokens.Expired
+	if exp, ok := jwtExpiry(token); ok && exp.After(time.Now()) {
+		return st.skip(fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
+			exp.UTC().Format(time.RFC3339)))
 	}
-	if reply.Status/100 == 2 {
-		return st.skip(fmt.Sprintf("the limited token's %s was served (HTTP %d): the token has the scope it needs, or it needs none; "+
-			"set mcp_authorization.scoped_request to a request the limited token lacks the scope for", r.Method, reply.Status))
+	return st.withToken(token, "expired-token")
+}
+
+// jwtExpiry reads the exp claim of a token that is a JWT with a readable
+// payload (RFC 7519 4.1.4); ok is false for any other token.
+func jwtExpiry(token string) (time.Time, bool) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
 	}
-	return nil
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp *float64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp == nil {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(*claims.Exp), 0), true
 }
 
 func (st *State) withToken(token, capability string) error {
@@ -456,16 +484,55 @@ func (st *State) controlServed(ctx context.Context) error {
 	return nil
 }
 
-// is401ElseSkip: a scenario about what a 401 carries has nothing to judge
-// when the request was not refused 401; the scenario named judges that.
-func (st *State) is401ElseSkip(check string) error {
+// statusElseSkip: a scenario about what a refusal carries has nothing to
+// judge when the request was not refused so; the scenario named judges that.
+func (st *State) statusElseSkip(want int, check string) error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
-	if st.reply.Status != http.StatusUnauthorized {
-		return st.skip(fmt.Sprintf("the server answered %s, not 401, so there is no 401 to judge here (%s judges the status)", describe(st.reply), check))
+	if st.reply.Status != want {
+		return st.skip(fmt.Sprintf("the server answered %s, not %d, so there is no %d to judge here (%s judges the status)", describe(st.reply), want, want, check))
 	}
 	return nil
+}
+
+// limitedServed is SCOPE-1's premise: the limited token is one the server
+// accepts, shown by the request that needs authorization being served with
+// it; only then is a refusal of the request that needs more scope about the
+// scope. A 401 says the token is not valid here at all, which is no
+// insufficient scope.
+func (st *State) limitedServed(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 != 2 {
+		return st.skip(fmt.Sprintf("the limited token (mcp_authorization.limited_token_env) was not served the request that needs authorization (%s), "+
+			"so it is not shown to be a valid token of this server; set mcp_authorization.protected_request to a request the limited token may make", describe(reply)))
+	}
+	st.reply = nil
+	return nil
+}
+
+// refusedForScope: "Servers MUST return appropriate HTTP status codes for
+// authorization errors ... 403 Forbidden: Invalid scopes or insufficient
+// permissions" (authorization.11), and the resource server MUST ensure "that
+// its scope covers the requested resource" (OAuth 2.1 section 5). The
+// profile says the limited token lacks the scope the request needs: a 2xx,
+// whatever it carries, serves it.
+func (st *State) refusedForScope() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	switch st.reply.Status {
+	case http.StatusForbidden:
+		return nil
+	case http.StatusUnauthorized:
+		return st.skip("the server refused the limited token 401 for this request, as an invalid token rather than one without the scope; " +
+			"check mcp_authorization.limited_token_env and mcp_authorization.scoped_request")
+	}
+	return st.depart("HTTP status for a token without the scope the request needs (authorization.11, OAuth 2.1 5)", "403", describe(st.reply), st.reply.Last())
 }
 
 // sendWithQueryToken sends the request that needs authorization with the
