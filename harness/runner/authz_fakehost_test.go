@@ -358,7 +358,9 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		expectNotRun(run, []string{azExpired}, "mcp_authorization.expired_token_env")
 	})
 	It("leaves SCOPE-1 not run when the limited token is refused 401 for what it may do, naming the key", func() {
-		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true) })
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
+			t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true)
+		})
 		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
 })
