@@ -49,7 +49,7 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 		return access
 	}
 	if t.Credential == "" {
-		t.Credential = obtain(t.URL("/mcp"), "a token for "+t.URL("/mcp"))
+		t.Credential = obtain(t.Endpoint(), "a token for "+t.Endpoint())
 	}
 	if wantOther {
 		t.Tokens.OtherResource = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
@@ -66,11 +66,11 @@ func findIssuer(ctx context.Context, t *target.Target) (string, string, error) {
 		params = map[string]any{}
 	}
 	challenge, challengeScope := "", ""
-	r, err := mcpclient.New(t.URL("/mcp"), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params)
+	r, err := mcpclient.New(t.Endpoint(), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params)
 	if err == nil && r.Status == http.StatusUnauthorized {
 		challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 		challengeScope = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "scope")
 	}
-	issuer, scopes, err := authcode.FindIssuer(ctx, t.HTTP, t.URL("/mcp"), challenge)
+	issuer, scopes, err := authcode.FindIssuer(ctx, t.HTTP, t.Endpoint(), challenge)
 	return issuer, authcode.Scope(challengeScope, scopes), err
 }

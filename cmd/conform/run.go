@@ -91,6 +91,10 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	// sign-in is tried against something that is not one; then the
 	// credentials, once every source of them has been tried.
 	if err := runner.CheckHostFor(ctx, t, f.pack); err != nil {
+		var ue *runner.UsageError
+		if errors.As(err, &ue) {
+			return &exitError{code: outcome.ExitUsage, err: err}
+		}
 		return &exitError{code: outcome.ExitFailed, err: err}
 	}
 	if !t.InProcess {
@@ -155,6 +159,9 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 			return nil, nil, &exitError{code: outcome.ExitFailed, err: fmt.Errorf("start the in-process reference host: %w", err)}
 		}
 		return t, closeFn, nil
+	}
+	if f.pack == spec.Authorization {
+		p.EndpointFromTarget()
 	}
 	if err := p.Validate(); err != nil {
 		return nil, nil, usage("%v", err)

@@ -146,6 +146,11 @@ const (
 	// MalformedBadRequest answers a malformed token 400 invalid_request, as
 	// RFC 6750 section 3.1 says it SHOULD.
 	MalformedBadRequest Break = "malformed-bad-request"
+	// EndpointAtRoot serves the MCP endpoint at the origin's root, and its
+	// metadata at the root well-known URI.
+	EndpointAtRoot Break = "endpoint-at-root"
+	// EndpointNested serves the MCP endpoint at /api/v1/mcp.
+	EndpointNested Break = "endpoint-nested"
 	// TokenRedirectIgnored redeems a code whatever the redirect_uri, as
 	// OAuth 2.1 lets a server that serves no OAuth 2.0 client (section
 	// 10.2).

@@ -67,7 +67,14 @@ func (h *Host) Close() {
 }
 
 // Endpoint is the MCP endpoint, the resource the fake's tokens are for.
-func (h *Host) Endpoint() string { return h.RS.URL + "/mcp" }
+func (h *Host) Endpoint() string {
+	if h.path() == "/" {
+		// The canonical form has no trailing slash (authorization, Canonical
+		// Server URI); the request goes to the root path.
+		return h.RS.URL
+	}
+	return h.RS.URL + h.path()
+}
 
 // Issuer is the authorization server's issuer identifier, with a path.
 func (h *Host) Issuer() string { return h.AS.URL + "/tenant" }
@@ -88,6 +95,7 @@ func (h *Host) Mint(resource, scope string, expired bool) string {
 // (it asks no person).
 func (h *Host) Target() *target.Target {
 	p := profile.Default(h.RS.URL)
+	p.MCPEndpoint = h.Endpoint()
 	p.MCPAuthorization.ProtectedRequest = profile.Request{Method: "tools/list"}
 	p.MCPAuthorization.ScopedRequest = &profile.Request{Method: "tools/call", Params: map[string]any{"name": "echo", "arguments": map[string]any{}}}
 	t := target.FromProfile(p)

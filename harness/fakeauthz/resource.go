@@ -12,14 +12,27 @@ import (
 
 // metadataPath is where the fake serves its protected resource metadata: the
 // MCP endpoint's path inserted after the well-known prefix (RFC 9728 3.1),
-// and nowhere else.
-const metadataPath = "/.well-known/oauth-protected-resource/mcp"
+// and nowhere else; for an endpoint at the root, the root well-known URI.
+func (h *Host) metadataPath() string {
+	return "/.well-known/oauth-protected-resource" + strings.TrimSuffix(h.path(), "/")
+}
+
+// path is the MCP endpoint's path: /mcp, unless a choice puts it elsewhere.
+func (h *Host) path() string {
+	switch {
+	case h.breaks[EndpointAtRoot]:
+		return "/"
+	case h.breaks[EndpointNested]:
+		return "/api/v1/mcp"
+	}
+	return "/mcp"
+}
 
 func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
-	case metadataPath:
+	case h.metadataPath():
 		h.serveMetadata(w)
-	case "/mcp":
+	case h.path():
 		h.serveMCP(w, r)
 	default:
 		http.NotFound(w, r)
@@ -209,7 +222,7 @@ func (h *Host) challenge(w http.ResponseWriter, status int, presented bool) {
 		params = append(params, fmt.Sprintf(`scope=%q`, strings.Join(h.scopes(), " ")))
 	}
 	if !h.breaks[MetadataUndiscoverable] {
-		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.RS.URL+metadataPath))
+		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.RS.URL+h.metadataPath()))
 	}
 	switch {
 	case h.breaks[ChallengeMissing], h.breaks[MalformedBareBadRequest] && status == http.StatusBadRequest:
@@ -226,7 +239,7 @@ func (h *Host) insufficientScope(w http.ResponseWriter) {
 	if !h.breaks[ScopeChallengeBare] {
 		c += fmt.Sprintf(`, scope=%q`, ScopeTools+" "+ScopeWrite)
 	}
-	c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+metadataPath)
+	c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+h.metadataPath())
 	w.Header().Set("WWW-Authenticate", c)
 	writeJSON(w, http.StatusForbidden, map[string]any{"error": "insufficient_scope"})
 }

@@ -71,6 +71,9 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 
 	hc := &http.Client{Timeout: 30 * time.Second}
 	p := profile.Default(main.server.URL)
+	// The reference host lets anonymous callers list tools (source 5.3): its
+	// request that needs a token is the privileged write.
+	p.MCPAuthorization.ProtectedRequest = profile.WriteRequest(p.Tools, p.Paths)
 	p.Peer = &profile.Peer{Target: peer.server.URL}
 	t := &target.Target{
 		Profile:   p,

@@ -54,22 +54,30 @@ type Request struct {
 	Params map[string]any `yaml:"params,omitempty"`
 }
 
-// defaultAuthorization matches the reference host.
-func defaultAuthorization(t Tools, p Paths) MCPAuthorization {
+// defaultAuthorization names no protected request: which request a server
+// serves only with a token is the server's to say, and the pre-flight
+// chooses tools/list only when the server refuses it anonymously
+// (runner.CheckHostFor).
+func defaultAuthorization() MCPAuthorization {
 	return MCPAuthorization{
-		ProtectedRequest: Request{Method: "tools/call", Params: map[string]any{
-			"name":      t.Write,
-			"arguments": map[string]any{"path": p.Writable, "content": "written by the conformance suite\n"},
-		}},
 		InvalidOrigin: "http://dns-rebinding.conform.invalid",
 		RedirectURI:   "http://127.0.0.1:8765/callback",
 	}
 }
 
+// WriteRequest is the reference host's privileged write of the profile's
+// writable path: a request it serves only with a token.
+func WriteRequest(t Tools, p Paths) Request {
+	return Request{Method: "tools/call", Params: map[string]any{
+		"name":      t.Write,
+		"arguments": map[string]any{"path": p.Writable, "content": "written by the conformance suite\n"},
+	}}
+}
+
 // validate checks the keys a run cannot use as given.
 func (a MCPAuthorization) validate() error {
-	if strings.TrimSpace(a.ProtectedRequest.Method) == "" {
-		return fmt.Errorf("profile: mcp_authorization.protected_request.method is required")
+	if a.ProtectedRequest.Params != nil && strings.TrimSpace(a.ProtectedRequest.Method) == "" {
+		return fmt.Errorf("profile: mcp_authorization.protected_request.method is required when its params are set")
 	}
 	if a.ScopedRequest != nil && strings.TrimSpace(a.ScopedRequest.Method) == "" {
 		return fmt.Errorf("profile: mcp_authorization.scoped_request.method is required when scoped_request is set")

@@ -43,6 +43,12 @@ type Profile struct {
 	// Notes say what reading the profile changed in it (a target given as
 	// its MCP endpoint), for the command line to say once.
 	Notes []string `yaml:"-"`
+	// RawTarget is the target as the user gave it, before BaseURL.
+	RawTarget string `yaml:"-"`
+	// MCPEndpoint is the MCP endpoint's URL when it is not {target}/mcp: the
+	// mcp-authorization pack takes the target as the endpoint itself, at
+	// any path, as MCP clients take it (EndpointFromTarget).
+	MCPEndpoint string `yaml:"-"`
 }
 
 // Peer is a second instance of the host software.
@@ -134,7 +140,7 @@ func Default(target string) Profile {
 		},
 		RegistrationLimit: 50,
 	}
-	p.MCPAuthorization = defaultAuthorization(p.Tools, p.Paths)
+	p.MCPAuthorization = defaultAuthorization()
 	p.SetTarget("target", target)
 	return p
 }
@@ -160,11 +166,24 @@ func BaseURL(raw string) (base string, trimmed bool) {
 func (p *Profile) SetTarget(key, raw string) { p.Target = p.baseURL(key, raw) }
 
 func (p *Profile) baseURL(key, raw string) string {
+	p.RawTarget = raw
 	base, trimmed := BaseURL(raw)
 	if trimmed {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s %s is the MCP endpoint; using its base URL %s (the suite adds %s itself)", key, raw, base, mcpPath))
 	}
 	return base
+}
+
+// EndpointFromTarget makes the target as given the MCP endpoint, at
+// whatever path it names (the mcp-authorization pack: an MCP server's users
+// give its endpoint's URL, which need not end in /mcp), and drops the note
+// that /mcp was removed from it.
+func (p *Profile) EndpointFromTarget() {
+	if p.RawTarget == "" {
+		return
+	}
+	p.MCPEndpoint = p.RawTarget
+	p.Notes = slices.DeleteFunc(p.Notes, func(n string) bool { return strings.Contains(n, "is the MCP endpoint; using its base URL") })
 }
 
 // Load reads a profile file. Keys it does not set keep their defaults; an

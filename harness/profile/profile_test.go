@@ -119,11 +119,10 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 })
 
 var _ = Describe("the mcp_authorization keys", func() {
-	It("defaults to the reference host's privileged write as the request that needs authorization", func() {
+	It("names no request that needs authorization by default: the server's answers decide (runner.CheckHostFor)", func() {
 		p, err := profile.Parse([]byte("target: http://127.0.0.1:8080\n"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(p.MCPAuthorization.ProtectedRequest.Method).To(Equal("tools/call"))
-		Expect(p.MCPAuthorization.ProtectedRequest.Params).To(HaveKeyWithValue("name", "afs_write"))
+		Expect(p.MCPAuthorization.ProtectedRequest).To(Equal(profile.Request{}))
 		Expect(p.MCPAuthorization.Scoped()).To(Equal(p.MCPAuthorization.ProtectedRequest))
 	})
 
@@ -153,5 +152,22 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(p.MCPAuthorization.ExpiredToken()).To(Equal("expired-token"))
 		Expect(p.MCPAuthorization.OtherResourceToken()).To(BeEmpty())
+	})
+})
+
+var _ = Describe("the MCP endpoint of the mcp-authorization pack", func() {
+	It("is the target as given, at any path, with no note that /mcp was removed", func() {
+		p := profile.Default("")
+		p.SetTarget("--target", "https://mcp.example.com/api/v1/mcp")
+		Expect(p.Target).To(Equal("https://mcp.example.com/api/v1"))
+		Expect(p.Notes).To(HaveLen(1))
+		p.EndpointFromTarget()
+		Expect(p.MCPEndpoint).To(Equal("https://mcp.example.com/api/v1/mcp"))
+		Expect(p.Notes).To(BeEmpty())
+
+		root := profile.Default("")
+		root.SetTarget("--target", "https://mcp.example.com")
+		root.EndpointFromTarget()
+		Expect(root.MCPEndpoint).To(Equal("https://mcp.example.com"))
 	})
 })

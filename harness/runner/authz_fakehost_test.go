@@ -315,6 +315,14 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthz(fakeauthz.ApprovalRefusedInvalidScope)
 		expectNotRun(run, append(slices.Clone(codeScenarios), controlled...), "mcp_authorization.scope")
 	})
+	DescribeTable("passes whole an MCP endpoint at any path, taking the URL the server's users give as the endpoint",
+		func(where fakeauthz.Break) {
+			run := runAuthz(where)
+			Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		},
+		Entry("at the root", fakeauthz.EndpointAtRoot),
+		Entry("at a nested path", fakeauthz.EndpointNested),
+	)
 	It("passes an authorization server that needs the scope its challenge names, choosing the scope as a client must", func() {
 		run := runAuthz(fakeauthz.ScopeRequired)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))

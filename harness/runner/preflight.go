@@ -70,7 +70,7 @@ func (e *UsageError) Error() string { return e.msg }
 // which anonymous callers may not use (source 5.3).
 func CheckHost(ctx context.Context, t *target.Target) error {
 	p := t.Profile
-	r, err := probe(ctx, t, p.Target, "")
+	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", p.Target, err, p.Target)
 	}
@@ -90,7 +90,7 @@ func CheckHost(ctx context.Context, t *target.Target) error {
 func CheckCredentials(ctx context.Context, t *target.Target) error {
 	p := t.Profile
 	if t.Credential != "" && t.CredentialSource != "" {
-		r, err := probe(ctx, t, p.Target, t.Credential)
+		r, err := probe(ctx, t, t.Endpoint(), t.Credential)
 		if err != nil {
 			return fmt.Errorf("target %s is unreachable: %v", p.Target, err)
 		}
@@ -105,7 +105,7 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 		}
 	}
 	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
-		r, err := probe(ctx, t, p.Peer.Target, t.PeerCredential)
+		r, err := probe(ctx, t, p.Peer.Target+"/mcp", t.PeerCredential)
 		if err != nil {
 			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
 		}
@@ -118,16 +118,16 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 	return nil
 }
 
-// probe sends one tools/list to the MCP endpoint under base, anonymously
-// when credential is "", in the revision the profile pins, if any.
-func probe(ctx context.Context, t *target.Target, base, credential string) (*mcpclient.Reply, error) {
+// probe sends one tools/list to an MCP endpoint, anonymously when
+// credential is "", in the revision the profile pins, if any.
+func probe(ctx context.Context, t *target.Target, endpoint, credential string) (*mcpclient.Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	auth := ""
 	if credential != "" {
 		auth = "Bearer " + credential
 	}
-	return mcpclient.New(base+"/mcp", t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, auth, "tools/list", map[string]any{})
+	return mcpclient.New(endpoint, t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, auth, "tools/list", map[string]any{})
 }
 
 // answered is source 7.5 step 1's test: HTTP 200 with a JSON-RPC result.

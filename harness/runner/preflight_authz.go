@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 	"github.com/conform-mcp/conform/spec"
@@ -25,17 +26,17 @@ func CheckHostFor(ctx context.Context, t *target.Target, pack string) error {
 	if pack != spec.Authorization {
 		return CheckHost(ctx, t)
 	}
-	r, err := probe(ctx, t, t.Profile.Target, "")
+	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
-		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Profile.Target, err)
+		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Endpoint(), err)
 	}
 	if answersAsMCP(r) {
-		return nil
+		return chooseProtected(t, r)
 	}
 	last := r.Last()
-	return fmt.Errorf("%s/mcp does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
+	return fmt.Errorf("%s does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
 		"  sent:      %s %s %s\n  received:  %s\nCheck the URL of the MCP endpoint. No scenario was run.",
-		t.Profile.Target, last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message))
+		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message))
 }
 
 // answersAsMCP is whether a reply comes from an MCP server: a JSON-RPC
@@ -55,4 +56,22 @@ func answersAsMCP(r *mcpclient.Reply) bool {
 		}
 	}
 	return false
+}
+
+// chooseProtected names the request that needs authorization when the
+// profile does not: the anonymous tools/list just sent, if the server
+// refused it 401. A server that served it lets anonymous callers list tools,
+// and only the profile can name what it serves only with a token; the suite
+// never calls a tool the profile did not name.
+func chooseProtected(t *target.Target, r *mcpclient.Reply) error {
+	a := &t.Profile.MCPAuthorization
+	if a.ProtectedRequest.Method != "" {
+		return nil
+	}
+	if r.Status/100 == 2 {
+		return &UsageError{msg: fmt.Sprintf("%s serves an anonymous tools/list (HTTP %d), so it is no request that needs authorization: "+
+			"set mcp_authorization.protected_request to a request this server serves only with a token", t.Endpoint(), r.Status)}
+	}
+	a.ProtectedRequest = profile.Request{Method: "tools/list"}
+	return nil
 }

@@ -290,12 +290,23 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 	It("lets an MCP server through whether it serves anonymous callers or challenges them", func(ctx context.Context) {
 		open := targetOn(fakehost.New(fakehost.MCPOptions{Mode: fakehost.Sessions}).Handler())
+		open.Profile.MCPAuthorization.ProtectedRequest = profile.Request{Method: "tools/call", Params: map[string]any{"name": "afs_write"}}
 		Expect(runner.CheckHostFor(ctx, open, spec.Authorization)).To(Succeed())
 		protected := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource"`)
 			w.WriteHeader(http.StatusUnauthorized)
 		}))
 		Expect(runner.CheckHostFor(ctx, protected, spec.Authorization)).To(Succeed())
+		Expect(protected.Profile.MCPAuthorization.ProtectedRequest).To(Equal(profile.Request{Method: "tools/list"}),
+			"with none named, the tools/list the server refused anonymously")
+	})
+
+	It("stops with a usage error naming the key when none is named and the server serves anonymous tools/list", func(ctx context.Context) {
+		open := targetOn(fakehost.New(fakehost.MCPOptions{}).Handler())
+		err := runner.CheckHostFor(ctx, open, spec.Authorization)
+		var ue *runner.UsageError
+		Expect(errors.As(err, &ue)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("mcp_authorization.protected_request"))
 	})
 
 	It("says once that a web page is no MCP server, and runs nothing against it", func(ctx context.Context) {

@@ -101,7 +101,7 @@ func (st *State) registerAuthz(sc stepContext) {
 }
 
 // endpoint is the MCP endpoint's URL, the resource the pack is about.
-func (st *State) endpoint() string { return st.Target.URL("/mcp") }
+func (st *State) endpoint() string { return st.Target.Endpoint() }
 
 // wellKnown returns the well-known URIs of the protected resource metadata
 // for the MCP endpoint in the order a client tries them (discovery.2): the
@@ -369,8 +369,14 @@ func quoteAll(ss []string) string {
 	return strings.Join(q, ", ")
 }
 
+// protected is the request that needs authorization: the profile's, else
+// tools/list, which the pre-flight chose because the server refused it
+// anonymously.
 func (st *State) protected() requestSpec {
 	r := st.Target.Profile.MCPAuthorization.ProtectedRequest
+	if r.Method == "" {
+		return requestSpec{Method: "tools/list"}
+	}
 	return requestSpec{r.Method, r.Params}
 }
 

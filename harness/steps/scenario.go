@@ -101,7 +101,7 @@ func NewSuite(t *target.Target, notes *Notes) *Suite {
 	return &Suite{
 		Target: t,
 		Notes:  notes,
-		MCP:    mcpclient.New(t.URL("/mcp"), t.HTTP).Pin(p.MCPRevision),
+		MCP:    mcpclient.New(t.Endpoint(), t.HTTP).Pin(p.MCPRevision),
 		OAuth:  oc,
 		Grant:  oc.DeviceGrant(),
 	}

@@ -170,3 +170,12 @@ func Sleep(ctx context.Context, d time.Duration) error {
 
 // URL joins the target's base URL and a path.
 func (t *Target) URL(path string) string { return t.Profile.Target + path }
+
+// Endpoint is the MCP endpoint: the profile's when it names one (the
+// mcp-authorization pack), else {target}/mcp (source 1).
+func (t *Target) Endpoint() string {
+	if t.Profile.MCPEndpoint != "" {
+		return t.Profile.MCPEndpoint
+	}
+	return t.URL("/mcp")
+}
