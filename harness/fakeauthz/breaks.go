@@ -146,6 +146,10 @@ const (
 	// MalformedBadRequest answers a malformed token 400 invalid_request, as
 	// RFC 6750 section 3.1 says it SHOULD.
 	MalformedBadRequest Break = "malformed-bad-request"
+	// BasicAuthOnly protects the MCP endpoint with HTTP Basic and serves no
+	// protected resource metadata: authorization of its own, which MCP
+	// allows (authorization.1.2) and AUTHZ-1 names once.
+	BasicAuthOnly Break = "basic-auth-only"
 	// EndpointAtRoot serves the MCP endpoint at the origin's root, and its
 	// metadata at the root well-known URI.
 	EndpointAtRoot Break = "endpoint-at-root"

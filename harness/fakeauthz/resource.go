@@ -40,6 +40,10 @@ func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Host) serveMetadata(w http.ResponseWriter) {
+	if h.breaks[BasicAuthOnly] {
+		http.NotFound(w, nil)
+		return
+	}
 	if h.breaks[MetadataNotJSONType] {
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = io.WriteString(w, `{"resource":"`+h.Endpoint()+`","authorization_servers":["`+h.Issuer()+`"]}`)
@@ -82,6 +86,11 @@ func (h *Host) scopes() []string {
 func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if o, ok := r.Header["Origin"]; ok && !h.breaks[OriginIgnored] && (len(o) != 1 || o[0] != h.RS.URL) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": "Forbidden origin"}})
+		return
+	}
+	if h.breaks[BasicAuthOnly] && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
+		w.Header().Set("WWW-Authenticate", `Basic realm="fakeauthz"`)
+		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized"})
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))

@@ -30,6 +30,7 @@ const (
 	azExpired       = "mcp-authorization/authorization_9_2_token_handling.feature: An expired token answers 401"
 	azOtherResource = "mcp-authorization/authorization_9_2_token_handling.feature: A token issued for another resource answers 401"
 	azValid         = "mcp-authorization/authorization_9_2_token_handling.feature: A valid token issued for the server is served"
+	azAuthz         = "mcp-authorization/authorization_1_2_protocol_requirements.feature: A server that requires authorization over HTTP uses MCP authorization"
 	azTampered      = "mcp-authorization/authorization_9_2_token_handling.feature: The server's own token with one character changed answers 401"
 	azQuery         = "mcp-authorization/authorization_9_2_token_handling.feature: A token in the URI query string is ignored"
 	azChalScope     = "mcp-authorization/authorization_9_2_token_handling.feature: The challenge to a request without a token names the scope it needs"
@@ -129,7 +130,7 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), azOffline), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken},
-			[]string{azChallenged, azQuery, azChalScope, azChalNoError}, "HTTP status"),
+			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz}, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
 			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "Bearer challenge"),
 		Entry("a challenge without auth-params", fakeauthz.ChallengeWithoutParams,
@@ -323,6 +324,18 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		Entry("at the root", fakeauthz.EndpointAtRoot),
 		Entry("at a nested path", fakeauthz.EndpointNested),
 	)
+	It("names a server with its own authorization scheme once, as a SHOULD, and finds the rest not applicable", func() {
+		run := runAuthz(fakeauthz.BasicAuthOnly)
+		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{azAuthz}), describeRun(run))
+		Expect(run.Tolerated(resultOf(run, azAuthz))).To(BeTrue())
+		Expect(withStatus(run, outcome.Passed)).To(BeEmpty(), describeRun(run))
+		for _, r := range run.Results {
+			if r.Status == outcome.NotRun && r.ID != azOrigin {
+				Expect(r.Reason).To(ContainSubstring("not applicable"), r.ID)
+			}
+		}
+		Expect(run.ExitCode()).NotTo(Equal(outcome.ExitFailed))
+	})
 	It("passes an authorization server that needs the scope its challenge names, choosing the scope as a client must", func() {
 		run := runAuthz(fakeauthz.ScopeRequired)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
@@ -372,3 +385,4 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
 })
+

@@ -84,6 +84,7 @@ func (st *State) registerAuthz(sc stepContext) {
 	sc.Step(`^the server serves the request that needs authorization with that token$`, st.limitedServed)
 	sc.Step(`^the server refuses the request 403, insufficient permissions$`, st.refusedForScope)
 	sc.Step(`^the server refuses the request that needs authorization without a token$`, st.refusedWithoutToken)
+	sc.Step(`^a server that refuses the request that needs authorization does so as MCP authorization does$`, st.usesMCPAuthorization)
 	sc.Step(`^the caller sends the request that needs authorization with the target's credential in the URI query string$`, st.sendWithQueryToken)
 	sc.Step(`^a caller presenting the target's credential with one character changed$`, st.tamperedCredential)
 	sc.Step(`^the Bearer challenge names a scope$`, st.challengeNamesScope)
@@ -786,27 +787,78 @@ func (p *protection) reason(ctx context.Context, st *State) string {
 	return p.why
 }
 
+// probeProtection says why the pack does not apply, or "" when it does: a
+// server applies when it answers the request that needs authorization with
+// a Bearer challenge, or serves protected resource metadata. A server that
+// serves the request, or refuses it with another scheme (Basic, say), has
+// not opted in to MCP authorization, which is optional and only SHOULD be
+// followed over HTTP (authorization.1.2); AUTHZ-1 says so once.
 func (st *State) probeProtection(ctx context.Context) string {
 	r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
 	if err != nil {
 		return "" // the scenarios report the server unreachable
 	}
-	if r.Status == http.StatusUnauthorized {
+	if r.Status == http.StatusUnauthorized && hasBearer(r.Header.Values("WWW-Authenticate")) {
 		return ""
 	}
+	if st.servesMetadata(ctx) {
+		return ""
+	}
+	answer := fmt.Sprintf("HTTP %d", r.Status)
+	if c := r.Header.Values("WWW-Authenticate"); len(c) > 0 {
+		answer += " with WWW-Authenticate: " + strings.Join(c, ", ")
+	}
+	return fmt.Sprintf("not applicable: the server answered the request that needs authorization (mcp_authorization.protected_request, %s) "+
+		"with %s and serves no protected resource metadata, so it does not implement MCP authorization, which is optional "+
+		"(authorization.1.2); if it does, name a request it serves only with a token", st.protected().Method, answer)
+}
+
+// servesMetadata says whether a well-known URI of the endpoint serves
+// protected resource metadata.
+func (st *State) servesMetadata(ctx context.Context) bool {
 	pathURI, rootURI, _, err := wellKnown(st.endpoint())
 	if err != nil {
-		return ""
+		return false
 	}
 	for _, u := range []string{pathURI, rootURI} {
 		if u == "" {
 			continue
 		}
 		if d, err := st.fetchMetadata(ctx, u); err == nil && d.status == http.StatusOK && d.object != nil {
-			return ""
+			return true
 		}
 	}
-	return fmt.Sprintf("not applicable: the server answered the request that needs authorization (mcp_authorization.protected_request, %s) "+
-		"with HTTP %d and serves no protected resource metadata, so it does not implement MCP authorization, which is optional "+
-		"(authorization.1.2); if it does, name a request it serves only with a token", st.protected().Method, r.Status)
+	return false
+}
+
+func hasBearer(challenges []string) bool {
+	for _, v := range challenges {
+		for _, c := range wire.ParseChallenges(v) {
+			if strings.EqualFold(c.Scheme, "Bearer") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// usesMCPAuthorization is AUTHZ-1: a server that refuses the request that
+// needs authorization over HTTP "SHOULD conform to this specification"
+// (authorization.1.2), which answers with a Bearer challenge (RFC 6750 3)
+// and protected resource metadata (RFC 9728). A server that serves the
+// request has no authorization to judge.
+func (st *State) usesMCPAuthorization(ctx context.Context) error {
+	r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
+	if err := st.took(r, err); err != nil {
+		return err
+	}
+	if r.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("not applicable: the server serves the request that needs authorization without a token (HTTP %d), "+
+			"so it does not implement MCP authorization, which is optional (authorization.1.2)", r.Status))
+	}
+	if hasBearer(r.Header.Values("WWW-Authenticate")) || st.servesMetadata(ctx) {
+		return nil
+	}
+	return st.depart("authorization of an HTTP MCP server (authorization.1.2)", "a Bearer challenge and protected resource metadata, as MCP authorization has them",
+		describe(r)+" with WWW-Authenticate "+fmt.Sprintf("%q", strings.Join(r.Header.Values("WWW-Authenticate"), ", "))+", and no protected resource metadata", r.Last())
 }
