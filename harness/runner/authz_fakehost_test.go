@@ -385,4 +385,3 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
 })
-
