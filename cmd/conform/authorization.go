@@ -53,6 +53,16 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 	}
 	if wantOther {
 		t.Tokens.OtherResource = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
+		// Security considerations 1: audience binding holds "when the
+		// Authorization Server supports the capability"; TOK-5 judges a token
+		// for another resource only when the server shows it binds tokens so.
+		if t.Tokens.OtherResource != "" {
+			proof, why := flow.HonoursResource(ctx, issuer, t.Tokens.OtherResource, a.OtherResource, t.Endpoint())
+			if proof != "" {
+				fmt.Fprintf(stderr, "conform: the authorization server binds tokens to their resource: %s\n", proof)
+			}
+			t.Tokens.OtherResourceUnproven = why
+		}
 	}
 }
 

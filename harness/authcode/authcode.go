@@ -12,9 +12,11 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -218,7 +220,9 @@ type Client struct {
 // resource: discovery, registration, authorization through the approver, and
 // the code's redemption. It returns the token response. The harness uses it
 // for the tokens the mcp-authorization pack presents.
-func (c Client) Obtain(ctx context.Context, issuer, resource string) (map[string]any, error) {
+//
+// A client it registers is kept in c.ClientID, so that the next flow uses it.
+func (c *Client) Obtain(ctx context.Context, issuer, resource string) (map[string]any, error) {
 	md, _, err := Discover(ctx, c.HTTP, issuer)
 	if err != nil {
 		return nil, err
@@ -235,6 +239,7 @@ func (c Client) Obtain(ctx context.Context, issuer, resource string) (map[string
 		if clientID, _ = reg.String("client_id"); clientID == "" {
 			return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
 		}
+		c.ClientID = clientID
 	}
 	verifier, challenge := PKCE()
 	resp, err := Authorize(ctx, c.Approve, Request{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
@@ -306,4 +311,69 @@ func FindIssuer(ctx context.Context, hc *http.Client, endpoint, challengeMetadat
 		}
 	}
 	return "", nil, fmt.Errorf("no protected resource metadata naming an authorization server for %s", endpoint)
+}
+
+// Claims reads the payload of a token that is a JWT whose claims can be read
+// without a key (RFC 7519 section 3); ok is false for any other token. The
+// harness only reads what the token says of itself, to check a premise
+// (an expiry, an audience); it verifies nothing.
+func Claims(token string) (map[string]any, bool) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil, false
+	}
+	var claims map[string]any
+	if json.Unmarshal(payload, &claims) != nil {
+		return nil, false
+	}
+	return claims, true
+}
+
+// Audience is a JWT's aud claim (RFC 7519 4.1.3), a string or a list.
+func Audience(claims map[string]any) []string {
+	switch aud := claims["aud"].(type) {
+	case string:
+		return []string{aud}
+	case []any:
+		var out []string
+		for _, v := range aud {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// HonoursResource says whether the authorization server of md binds tokens
+// to the resource asked for (RFC 8707), as far as a client can see: token,
+// obtained for resource, is a readable JWT whose aud names resource and not
+// endpoint; or the server refuses an authorization request for a resource it
+// cannot know with invalid_target (RFC 8707 section 2). It returns what
+// showed it, or why nothing did ("" proof).
+func (c Client) HonoursResource(ctx context.Context, issuer, token, resource, endpoint string) (proof, why string) {
+	if claims, ok := Claims(token); ok {
+		aud := Audience(claims)
+		if slices.Contains(aud, resource) && !slices.Contains(aud, endpoint) {
+			return fmt.Sprintf("its aud is %q", aud), ""
+		}
+		return "", fmt.Sprintf("the token obtained for %s is a JWT whose aud is %q", resource, aud)
+	}
+	const unknown = "https://unknown-resource.conform.invalid/mcp"
+	md, _, err := Discover(ctx, c.HTTP, issuer)
+	if err != nil || md == nil {
+		return "", "the authorization server's metadata could not be read again to ask it for an unknown resource"
+	}
+	_, challenge := PKCE()
+	r, err := Authorize(ctx, c.Approve, Request{Endpoint: md.String("authorization_endpoint"), ClientID: c.ClientID, RedirectURI: c.RedirectURI,
+		Challenge: challenge, Method: "S256", State: "conform", Resource: unknown, Scope: c.Scope})
+	if err == nil && r.Params.Get("error") == "invalid_target" {
+		return "the authorization server refuses the resource " + unknown + " with invalid_target", ""
+	}
+	return "", "the token is no readable JWT, and the authorization server did not refuse the resource " + unknown + " with invalid_target"
 }

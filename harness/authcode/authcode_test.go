@@ -104,6 +104,29 @@ var _ = Describe("the whole flow against an authorization server on another orig
 		Expect(tok).To(HaveKey("refresh_token"))
 	})
 
+	DescribeTable("shows whether the authorization server binds tokens to their resource (RFC 8707)",
+		func(ctx context.Context, choice []fakeauthz.Break, token string, bound bool) {
+			h := fakeauthz.Start(choice...)
+			DeferCleanup(h.Close)
+			t := h.Target()
+			flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: "http://127.0.0.1:8765/callback"}
+			_, err := flow.Obtain(ctx, h.Issuer(), "https://other.example/mcp")
+			Expect(err).NotTo(HaveOccurred())
+			proof, why := flow.HonoursResource(ctx, h.Issuer(), token, "https://other.example/mcp", h.Endpoint())
+			if bound {
+				Expect(proof).NotTo(BeEmpty())
+				Expect(why).To(BeEmpty())
+			} else {
+				Expect(proof).To(BeEmpty())
+				Expect(why).NotTo(BeEmpty())
+			}
+		},
+		Entry("a server that refuses an unknown resource with invalid_target", []fakeauthz.Break{fakeauthz.ResourceIndicators}, "opaque", true),
+		Entry("a server that takes any resource, with an opaque token", nil, "opaque", false),
+		Entry("a JWT whose aud is the other resource", nil, jwt(`{"aud":"https://other.example/mcp"}`), true),
+		Entry("a JWT whose aud names no resource asked for", nil, jwt(`{"aud":"https://elsewhere.example"}`), false),
+	)
+
 	It("says why when no metadata names an authorization server", func(ctx context.Context) {
 		h := fakeauthz.Start(fakeauthz.MetadataUndiscoverable)
 		DeferCleanup(h.Close)
@@ -111,3 +134,8 @@ var _ = Describe("the whole flow against an authorization server on another orig
 		Expect(err).To(MatchError(ContainSubstring("no protected resource metadata")))
 	})
 })
+
+// jwt is an unsigned JWT with the given claims, for reading premises only.
+func jwt(claims string) string {
+	return "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(claims)) + ".c2ln"
+}

@@ -169,6 +169,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {e}, "error_description": {"code_challenge_method must be S256"}})
 		return
 	}
+	if res := q.Get("resource"); h.breaks[ResourceIndicators] && res != "" && res != h.Endpoint() && !strings.HasPrefix(res, "https://other.example/") {
+		back(url.Values{"error": {"invalid_target"}, "error_description": {"unknown resource"}})
+		return
+	}
 	if h.breaks[ScopeRequired] && !hasScope(q.Get("scope"), ScopeTools) {
 		back(url.Values{"error": {"invalid_scope"}, "error_description": {"ask for the scope the challenge names"}})
 		return

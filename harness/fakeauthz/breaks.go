@@ -159,6 +159,10 @@ const (
 	// OAuth 2.1 lets a server that serves no OAuth 2.0 client (section
 	// 10.2).
 	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// ResourceIndicators refuses a resource it does not serve with
+	// invalid_target (RFC 8707 2), which shows it binds tokens to their
+	// resource; without it, the fake takes any resource.
+	ResourceIndicators Break = "resource-indicators"
 	// ScopeRequired refuses an authorization request that does not ask for
 	// the scope its challenge names, with invalid_scope: a client that
 	// chooses its scope as MCP's Scope Selection Strategy says gets its code.

@@ -372,6 +372,12 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		})
 		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
+	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Tokens.OtherResourceUnproven = "the token is no readable JWT, and the authorization server did not refuse an unknown resource"
+		})
+		expectNotRun(run, []string{azOtherResource}, "mcp_authorization.other_resource_token_env")
+	})
 	It("leaves TOK-4 not run when the token said to be expired is a JWT whose exp is ahead", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.Tokens.Expired = "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(`{"exp":4102444800}`)) + ".c2ln"

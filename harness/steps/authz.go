@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/authcode"
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
@@ -72,6 +72,10 @@ func (st *State) registerAuthz(sc stepContext) {
 	sc.Step(`^the caller sends the request that needs more scope$`, st.sendScoped)
 	sc.Step(`^a caller with an expired token$`, st.withExpiredToken)
 	sc.Step(`^a caller with a token issued for another resource$`, func() error {
+		if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
+			return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
+				"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
+		}
 		return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
 	})
 	sc.Step(`^a caller with a token that lacks the scope the scoped request needs$`, func() error {
@@ -426,21 +430,12 @@ func (st *State) withExpiredToken() error {
 // jwtExpiry reads the exp claim of a token that is a JWT with a readable
 // payload (RFC 7519 4.1.4); ok is false for any other token.
 func jwtExpiry(token string) (time.Time, bool) {
-	parts := strings.Split(token, ".")
-	if len(parts) != 3 {
+	claims, ok := authcode.Claims(token)
+	exp, isNumber := claims["exp"].(float64)
+	if !ok || !isNumber {
 		return time.Time{}, false
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return time.Time{}, false
-	}
-	var claims struct {
-		Exp *float64 `json:"exp"`
-	}
-	if json.Unmarshal(payload, &claims) != nil || claims.Exp == nil {
-		return time.Time{}, false
-	}
-	return time.Unix(int64(*claims.Exp), 0), true
+	return time.Unix(int64(exp), 0), true
 }
 
 func (st *State) withToken(token, capability string) error {

@@ -19,6 +19,10 @@ type Tokens struct {
 	Expired string
 	// OtherResource was issued for another resource (RFC 8707).
 	OtherResource string
+	// OtherResourceUnproven says why OtherResource, which the run obtained
+	// itself, is not shown to be bound to that other resource; "" when it
+	// is, or when the profile supplied it.
+	OtherResourceUnproven string
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
 }
