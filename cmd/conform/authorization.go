@@ -37,7 +37,7 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 	if a.Scope != "" {
 		scope = a.Scope
 	}
-	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope}
+	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret()}
 	obtain := func(resource, what string) string {
 		tok, err := flow.Obtain(ctx, issuer, resource)
 		if err != nil {

@@ -198,9 +198,48 @@ func Register(ctx context.Context, hc *http.Client, endpoint, redirectURI string
 	})
 }
 
-// Token posts a token request to the endpoint.
+// Token posts a token request to the endpoint as a public client.
 func Token(ctx context.Context, hc *http.Client, endpoint string, form url.Values) (*oauthclient.Reply, error) {
-	return oauthclient.New("", oauthclient.Endpoints{Token: endpoint}, hc).Token(ctx, form)
+	return Secret{}.Token(ctx, hc, endpoint, form)
+}
+
+// Secret is a confidential client's secret and how the token endpoint
+// takes it (OAuth 2.1 section 2.4.1); the zero Secret is a public client's.
+type Secret struct {
+	Value string
+	// Post sends it in the form (client_secret_post) instead of HTTP Basic.
+	Post bool
+}
+
+// SecretFor is how to send secret to the authorization server md describes:
+// HTTP Basic, the default of token_endpoint_auth_methods_supported (RFC
+// 8414 2), unless the metadata lists only client_secret_post.
+func SecretFor(md *Metadata, secret string) Secret {
+	methods := md.Strings("token_endpoint_auth_methods_supported")
+	return Secret{Value: secret, Post: len(methods) > 0 && !slices.Contains(methods, "client_secret_basic") && slices.Contains(methods, "client_secret_post")}
+}
+
+// Token posts a token request, authenticated with the secret when there is
+// one; form carries the client_id.
+func (s Secret) Token(ctx context.Context, hc *http.Client, endpoint string, form url.Values) (*oauthclient.Reply, error) {
+	oc := oauthclient.New("", oauthclient.Endpoints{Token: endpoint}, hc)
+	switch {
+	case s.Value == "":
+	case s.Post:
+		form = cloneForm(form)
+		form.Set("client_secret", s.Value)
+	default:
+		oc = oc.WithBasicAuth(form.Get("client_id"), s.Value)
+	}
+	return oc.Token(ctx, form)
+}
+
+func cloneForm(f url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range f {
+		out[k] = slices.Clone(v)
+	}
+	return out
 }
 
 // Client is what Obtain needs to run the flow on its own.
@@ -214,6 +253,9 @@ type Client struct {
 	ClientID string
 	// Scope is sent in the authorization request when not "".
 	Scope string
+	// Secret authenticates ClientID, a confidential client, at the token
+	// endpoint; "" for a public client.
+	Secret string
 }
 
 // Obtain runs the whole flow against the authorization server of issuer for
@@ -251,7 +293,7 @@ func (c *Client) Obtain(ctx context.Context, issuer, resource string) (map[strin
 	if code == "" {
 		return nil, fmt.Errorf("the authorization answered %s without a code", resp.Location)
 	}
-	tok, err := Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
+	tok, err := SecretFor(md, c.Secret).Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
 	if err != nil {
 		return nil, err
 	}

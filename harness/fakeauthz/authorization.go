@@ -78,6 +78,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	if h.breaks[ResponseTypesMissing] {
 		delete(doc, "response_types_supported")
 	}
+	if h.breaks[ConfidentialOnly] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic"}
+	}
 	writeJSON(w, http.StatusOK, doc)
 }
 
@@ -95,7 +98,7 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		RedirectURIs []string `json:"redirect_uris"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] {
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] || h.breaks[ConfidentialOnly] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
 		return
 	}
@@ -195,6 +198,14 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	if h.breaks[ConfidentialOnly] {
+		id, secret, ok := r.BasicAuth()
+		if !ok || id != f.Get("client_id") || id != ConfidentialID || secret != ConfidentialSecret {
+			w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "client authentication failed"})
+			return
+		}
+	}
 	invalid := func(desc string) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": desc})
 	}

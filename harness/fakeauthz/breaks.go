@@ -159,6 +159,11 @@ const (
 	// OAuth 2.1 lets a server that serves no OAuth 2.0 client (section
 	// 10.2).
 	TokenRedirectIgnored Break = "token-redirect-ignored"
+	// ConfidentialOnly serves confidential clients only: its metadata lists
+	// client_secret_basic alone, it refuses registrations, and its token
+	// endpoint takes only ConfidentialID with ConfidentialSecret in HTTP
+	// Basic (OAuth 2.1 2.4.1).
+	ConfidentialOnly Break = "confidential-only"
 	// ResourceIndicators refuses a resource it does not serve with
 	// invalid_target (RFC 8707 2), which shows it binds tokens to their
 	// resource; without it, the fake takes any resource.

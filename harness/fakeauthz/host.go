@@ -45,6 +45,13 @@ type grant struct {
 	expired                   bool
 }
 
+// The confidential client registered beforehand with the default redirect
+// URI, for ConfidentialOnly.
+const (
+	ConfidentialID     = "conform-confidential"
+	ConfidentialSecret = "s3cret-for-conform"
+)
+
 // Start runs a fake with the given departures.
 func Start(breaks ...Break) *Host {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
@@ -52,6 +59,7 @@ func Start(breaks ...Break) *Host {
 	for _, b := range breaks {
 		h.breaks[b] = true
 	}
+	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	// Both are set before either serves, since each handler reads both URLs.
 	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
 	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))

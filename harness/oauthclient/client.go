@@ -41,6 +41,17 @@ type Client struct {
 	base      string
 	endpoints Endpoints
 	hc        *http.Client
+	// basic, when set, authenticates the client with HTTP Basic
+	// (client_secret_basic, OAuth 2.1 2.4.1).
+	basic *[2]string
+}
+
+// WithBasicAuth returns a copy of c that authenticates every request with
+// the client's id and secret in HTTP Basic (OAuth 2.1 section 2.4.1).
+func (c *Client) WithBasicAuth(clientID, secret string) *Client {
+	out := *c
+	out.basic = &[2]string{url.QueryEscape(clientID), url.QueryEscape(secret)}
+	return &out
 }
 
 // Reply is one response as received, with its masked exchange.
@@ -135,6 +146,9 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	if c.basic != nil {
+		req.SetBasicAuth(c.basic[0], c.basic[1])
 	}
 	// Every endpoint here answers in JSON (RFC 6749 section 5.1 and 5.2,
 	// RFC 7591 section 3.2, RFC 8628 section 3.2).

@@ -41,6 +41,10 @@ type MCPAuthorization struct {
 	// ClientID is a client registered beforehand with RedirectURI, for
 	// authorization servers that offer no dynamic registration.
 	ClientID string `yaml:"client_id"`
+	// ClientSecretEnv names the environment variable holding ClientID's
+	// secret, for an authorization server that serves confidential clients
+	// only (never the secret itself: a profile is no place for it).
+	ClientSecretEnv string `yaml:"client_secret_env"`
 	// RedirectURI is the redirect URI the suite registers and sends; nothing
 	// listens on it, the approval command hands the redirect back.
 	RedirectURI string `yaml:"redirect_uri"`
@@ -82,6 +86,9 @@ func (a MCPAuthorization) validate() error {
 	if a.ScopedRequest != nil && strings.TrimSpace(a.ScopedRequest.Method) == "" {
 		return fmt.Errorf("profile: mcp_authorization.scoped_request.method is required when scoped_request is set")
 	}
+	if a.ClientSecretEnv != "" && a.ClientID == "" {
+		return fmt.Errorf("profile: mcp_authorization.client_secret_env needs mcp_authorization.client_id, the client the secret is for")
+	}
 	if a.Issuer != "" {
 		if err := checkURL("mcp_authorization.issuer", a.Issuer); err != nil {
 			return err
@@ -110,6 +117,9 @@ func (a MCPAuthorization) ExpiredToken() string { return env(a.ExpiredTokenEnv) 
 
 // OtherResourceToken is a token issued for another resource, or "".
 func (a MCPAuthorization) OtherResourceToken() string { return env(a.OtherResourceTokenEnv) }
+
+// ClientSecret is ClientID's secret from the environment, or "".
+func (a MCPAuthorization) ClientSecret() string { return env(a.ClientSecretEnv) }
 
 // LimitedToken is a token without the scope ScopedRequest needs, or "".
 func (a MCPAuthorization) LimitedToken() string { return env(a.LimitedTokenEnv) }

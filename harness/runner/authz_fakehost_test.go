@@ -336,6 +336,24 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		}
 		Expect(run.ExitCode()).NotTo(Equal(outcome.ExitFailed))
 	})
+	It("passes an authorization server that serves confidential clients only, with the client's secret from the environment", func() {
+		GinkgoT().Setenv("CONFORM_TEST_CLIENT_SECRET", fakeauthz.ConfidentialSecret)
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
+			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
+		}, fakeauthz.ConfidentialOnly)
+		expectNotRun(run, []string{asRegistration}, "RFC 7591 3.2.2")
+	})
+	It("leaves the flows not run, never failed, saying the server serves confidential clients, when no secret is given", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
+		}, fakeauthz.ConfidentialOnly)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		for _, id := range []string{asNoVerifier, asBadVerifier, asCodeOnce, asRotated} {
+			Expect(resultOf(run, id).Status).To(Equal(outcome.NotRun), id)
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_secret_env"), id)
+		}
+	})
 	It("passes an authorization server that needs the scope its challenge names, choosing the scope as a client must", func() {
 		run := runAuthz(fakeauthz.ScopeRequired)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))

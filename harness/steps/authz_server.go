@@ -618,15 +618,23 @@ func (st *State) approveAuthorization(ctx context.Context) error {
 		// The valid request the scenario needs could not be had: a set-up
 		// the profile may mend, never the requirement's failure.
 		return st.skip(fmt.Sprintf("the authorization server refused the valid authorization request with %s (%s), so the flow this check needs could not be set up; %s",
-			e, r.Params.Get("error_description"), remedyFor(e)))
+			e, r.Params.Get("error_description"), st.remedyFor(e)))
 	}
 	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params}
 	st.authz.as.verify = verifier
 	return nil
 }
 
-// remedyFor names the profile key that may mend an authorization error.
-func remedyFor(code string) string {
+// remedyFor names the profile key that may mend an authorization error,
+// and says when the authorization server serves confidential clients only.
+func (st *State) remedyFor(code string) string {
+	if md := st.authz.as.md; md != nil && st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
+		if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.Contains(methods, "none") {
+			return fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported %q lacks none, so it serves confidential clients only: "+
+				"set mcp_authorization.client_id to a client registered with redirect_uri %s and mcp_authorization.client_secret_env to the variable holding its secret",
+				methods, st.redirectURI())
+		}
+	}
 	switch code {
 	case "invalid_scope":
 		return "set mcp_authorization.scope to a scope the authorization server grants this client"
@@ -654,7 +662,7 @@ func (st *State) setUp(r *oauthclient.Reply, what string) error {
 		return nil
 	}
 	e, _ := r.String("error")
-	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), remedyFor(e)))
+	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), st.remedyFor(e)))
 }
 
 // refreshedOnce is the first refresh a replay check builds on.
@@ -690,7 +698,8 @@ func (st *State) redeem(ctx context.Context, change func(url.Values)) error {
 
 func (st *State) tokenRequest(ctx context.Context, form url.Values) error {
 	endpoint := st.authz.as.md.String("token_endpoint")
-	r, err := authcode.Token(ctx, st.Target.HTTP, endpoint, form)
+	secret := authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
+	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
 	if err != nil {
 		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
 	}
@@ -743,7 +752,7 @@ func (st *State) tokenRefused(code string) error {
 	if got == "invalid_client" {
 		// The client, not the request under test, was refused: a set-up
 		// the profile may mend (OAuth 2.1 3.2.4, client authentication).
-		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), remedyFor(got)))
+		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), st.remedyFor(got)))
 	}
 	if r.Status < 400 || r.Status >= 500 || got == "" || (code != "" && got != code) {
 		return st.depart("token response (OAuth 2.1 3.2.4)", want, describeOAuth(r), r.Exchange)
@@ -951,7 +960,8 @@ func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
 		as := &st.authz.as
 		form := authcode.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
 		how := "the code was not redeemed"
-		if r, err := authcode.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
+		secret := authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
+		if r, err := secret.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
 			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
 				how = "its code was redeemed with code_verifier equal to the challenge, so the method was honoured though not advertised"
 			} else {
