@@ -150,6 +150,10 @@ const (
 	// protected resource metadata: authorization of its own, which MCP
 	// allows (authorization.1.2) and AUTHZ-1 names once.
 	BasicAuthOnly Break = "basic-auth-only"
+	// StopsAnswering closes every connection of the MCP server after its
+	// first stopsAfter requests, as a server that crashed mid-run: what
+	// follows is no verdict on it.
+	StopsAnswering Break = "stops-answering"
 	// EndpointAtRoot serves the MCP endpoint at the origin's root, and its
 	// metadata at the root well-known URI.
 	EndpointAtRoot Break = "endpoint-at-root"
@@ -185,3 +189,6 @@ const (
 	// has no initialize and answers server/discover.
 	Speaks2026Only Break = "speaks-2026-only"
 )
+
+// stopsAfter is how many requests a StopsAnswering server answers.
+const stopsAfter = 25

@@ -31,7 +31,9 @@ type Host struct {
 	RS, AS *httptest.Server
 	breaks map[Break]bool
 
-	mu       sync.Mutex
+	mu sync.Mutex
+	// served counts the MCP server's requests, for StopsAnswering.
+	served   int
 	tokens   map[string]grant
 	sessions map[string]bool
 	clients  map[string][]string // client_id → redirect URIs

@@ -29,6 +29,17 @@ func (h *Host) path() string {
 }
 
 func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.served++
+	dead := h.breaks[StopsAnswering] && h.served > stopsAfter
+	h.mu.Unlock()
+	if dead {
+		// Gone mid-run: the connection closes with no answer.
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
 	switch r.URL.Path {
 	case h.metadataPath():
 		h.serveMetadata(w)

@@ -354,6 +354,23 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_secret_env"), id)
 		}
 	})
+	It("reports a server that stops answering mid-run as a harness error naming the first scenario that lost it, failing nothing", func() {
+		run := runAuthz(fakeauthz.StopsAnswering)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		lost := withStatus(run, outcome.HarnessError)
+		Expect(lost).NotTo(BeEmpty(), describeRun(run))
+		first := ""
+		for _, r := range run.Results {
+			if r.Status == outcome.HarnessError {
+				Expect(r.Reason).To(ContainSubstring("the target stopped answering"), r.ID)
+				if first == "" {
+					first = r.Scenario
+				}
+				Expect(r.Reason).To(ContainSubstring(fmt.Sprintf("first in the scenario %q", first)), r.ID)
+			}
+		}
+		Expect(run.ExitCode()).To(Equal(outcome.ExitFailed))
+	})
 	It("passes an authorization server that needs the scope its challenge names, choosing the scope as a client must", func() {
 		run := runAuthz(fakeauthz.ScopeRequired)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))

@@ -134,6 +134,9 @@ func (st *State) fetchMetadata(ctx context.Context, u string) (*document, error)
 	req.Header.Set("Accept", "application/json")
 	resp, err := st.Target.HTTP.Do(req)
 	if err != nil {
+		if lost := st.stopped(err); lost != nil && strings.HasPrefix(u, st.Target.Profile.Target) {
+			return nil, lost
+		}
 		return nil, st.depart("an HTTP response from "+u, "a response", err.Error(), wire.Record(req, nil, nil, nil, err))
 	}
 	defer resp.Body.Close()

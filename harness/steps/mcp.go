@@ -121,6 +121,9 @@ func (st *State) sendMethod(ctx context.Context, method string) error {
 // took records a reply; a transport failure is the host's (it did not answer).
 func (st *State) took(r *mcpclient.Reply, err error) error {
 	if err != nil {
+		if lost := st.stopped(err); lost != nil {
+			return lost
+		}
 		if r != nil && len(r.Exchanges) > 0 {
 			return st.depart("an HTTP response", "a response", err.Error(), r.Exchanges...)
 		}
@@ -134,6 +137,7 @@ func (st *State) took(r *mcpclient.Reply, err error) error {
 		return st.skip(fmt.Sprintf("the host refused the request for the base protocol, not for what this scenario checks: %s; "+
 			"the suite spoke MCP %s (set mcp_revision to pin another)", why, revisionOrNone(st.MCP.Revision())))
 	}
+	st.answered()
 	st.reply = r
 	return nil
 }

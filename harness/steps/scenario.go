@@ -89,6 +89,9 @@ type Suite struct {
 	control flowControl
 	// scope is what the run's authorization requests ask for.
 	scope scopeChoice
+	// lost is the first scenario in which a target that had answered
+	// stopped answering.
+	lost lostTarget
 	// protection says once per run whether the server implements MCP
 	// authorization at all.
 	protection protection
@@ -132,6 +135,40 @@ type State struct {
 	exists map[string]bool
 	// authz is the scenario's state in the mcp-authorization pack.
 	authz authzState
+	// scenario is the scenario's name.
+	scenario string
+}
+
+// lostTarget remembers that the target answered, and where it stopped.
+type lostTarget struct {
+	mu       sync.Mutex
+	answered bool
+	first    string
+}
+
+// answered notes that the target answered a request.
+func (st *State) answered() {
+	st.lost.mu.Lock()
+	defer st.lost.mu.Unlock()
+	st.lost.answered = true
+}
+
+// stopped turns a request the target did not answer into a harness error,
+// once the target has answered earlier in the run: a target that stops
+// answering mid-run (crashed, stopped, unplugged) says nothing about the
+// requirements of the scenarios that follow, so none of them is failed for
+// it; each names the first scenario that lost it. Before any answer it is
+// nil: the scenario reports the target unreachable.
+func (st *State) stopped(err error) error {
+	st.lost.mu.Lock()
+	defer st.lost.mu.Unlock()
+	if !st.lost.answered {
+		return nil
+	}
+	if st.lost.first == "" {
+		st.lost.first = st.scenario
+	}
+	return fmt.Errorf("the target stopped answering (%v), first in the scenario %q; no scenario from there on is a verdict on the host: check that it is still running", err, st.lost.first)
 }
 
 // Initializer returns godog's scenario initializer for a suite: a fresh State
@@ -141,6 +178,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}, exists: map[string]bool{}}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			st.pickleID = p.Id
+			st.scenario = p.Name
 			for _, tag := range p.Tags {
 				capability, ok := strings.CutPrefix(tag.Name, "@needs-")
 				if !ok {
