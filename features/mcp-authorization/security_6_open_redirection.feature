@@ -50,3 +50,10 @@ Feature: security.6 Open redirection
     Given a public client registered with the authorization server
     When the client's authorization request carries an Origin header
     Then the authorization endpoint does not allow that origin by CORS
+
+  @LOOPBACK-1
+  Scenario: A loopback IP redirect URI is accepted on another port than the registered one's
+    Given a public client registered with the authorization server
+    And the registered redirect_uri is a loopback IP literal
+    When the client sends its authorization request with the redirect_uri on another port
+    Then the authorization server accepts that redirect_uri, redirecting to it

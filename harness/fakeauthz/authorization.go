@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -131,9 +132,9 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}
 	redirectURI := q.Get("redirect_uri")
-	registered := slices.Contains(uris, redirectURI)
+	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
 	if h.breaks[RedirectPrefixMatched] {
-		registered = slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
+		registered = registered || slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
 	}
 	if !known || !registered {
 		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
@@ -289,4 +290,16 @@ func approver(hc *http.Client) target.AuthorizationApprover {
 		}
 		return "", fmt.Errorf("the authorization endpoint answered %d without a redirect", resp.StatusCode)
 	}
+}
+
+// samePortless says whether two loopback IP redirect URIs differ at most in
+// their port, which OAuth 2.1 8.4.2 lets a request choose.
+func samePortless(registered, requested string) bool {
+	a, err1 := url.Parse(registered)
+	b, err2 := url.Parse(requested)
+	if err1 != nil || err2 != nil || a.Scheme != "http" || b.Scheme != "http" {
+		return false
+	}
+	ip := net.ParseIP(a.Hostname())
+	return ip != nil && ip.IsLoopback() && a.Hostname() == b.Hostname() && a.EscapedPath() == b.EscapedPath() && a.RawQuery == b.RawQuery
 }

@@ -90,6 +90,9 @@ const (
 	// RedirectPrefixMatched accepts a redirect_uri that merely begins with a
 	// registered one (REDIR-1).
 	RedirectPrefixMatched Break = "redirect-prefix-matched"
+	// LoopbackPortFixed refuses a loopback redirect URI on another port than
+	// the registered one's (LOOPBACK-1).
+	LoopbackPortFixed Break = "loopback-port-fixed"
 	// TokenRedirectWrongError refuses a code redeemed with another
 	// redirect_uri with invalid_request, not invalid_grant (REDIR-2).
 	TokenRedirectWrongError Break = "token-redirect-wrong-error"

@@ -171,6 +171,7 @@ const (
 	asStateOK      = "mcp-authorization/security_6_open_redirection.feature: An approved authorization response carries the state exactly as sent"
 	asStateError   = "mcp-authorization/security_6_open_redirection.feature: An authorization error response carries the state exactly as sent"
 	asCORS         = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint serves no cross-origin request"
+	asLoopback     = "mcp-authorization/security_6_open_redirection.feature: A loopback IP redirect URI is accepted on another port than the registered one's"
 	asTokenResp    = "mcp-authorization/security_4_authorization_code_protection.feature: A token response names its token_type and is not stored by caches"
 	asRotated      = "mcp-authorization/security_2_token_theft.feature: A refresh answers with a new refresh token"
 	asReplay       = "mcp-authorization/security_2_token_theft.feature: A refresh token used once is refused when presented again"
@@ -184,7 +185,7 @@ const (
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
-	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp}
+	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -208,6 +209,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
+		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
 		Entry("a token response caches may store", fakeauthz.TokenCacheable, []string{asTokenResp}, nil, "no-store"),
 		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -155,6 +156,11 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client's authorization request carries an Origin header$`, st.authorizationWithOrigin)
 	sc.Step(`^the authorization endpoint does not allow that origin by CORS$`, st.noCORS)
 	sc.Step(`^the authorization server metadata names response_types_supported$`, st.asResponseTypes)
+	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
+	sc.Step(`^the client sends its authorization request with the redirect_uri on another port$`, func(ctx context.Context) error {
+		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = otherPort(r.RedirectURI) })
+	})
+	sc.Step(`^the authorization server accepts that redirect_uri, redirecting to it$`, st.acceptsRedirect)
 }
 
 // extended is a redirect URI the client did not register: the registered
@@ -975,4 +981,55 @@ func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return st.depart(check, expected, a.describe(), a.ex)
+}
+
+// loopbackRedirect is LOOPBACK-1's premise: the rule is about loopback IP
+// redirect URIs (OAuth 2.1 8.4.2, RFC 8252 7.3).
+func (st *State) loopbackRedirect() error {
+	u, err := url.Parse(st.redirectURI())
+	if err == nil && u.Scheme == "http" {
+		if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
+			return nil
+		}
+	}
+	return st.skip("mcp_authorization.redirect_uri " + st.redirectURI() + " is no loopback IP redirect URI (http://127.0.0.1 or http://[::1]), which this rule is about")
+}
+
+// otherPort is the redirect URI on another port than the registered one's.
+func otherPort(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return redirectURI
+	}
+	port := "49152"
+	if u.Port() == port {
+		port = "49153"
+	}
+	u.Host = net.JoinHostPort(u.Hostname(), port)
+	return u.String()
+}
+
+// acceptsRedirect: "The authorization server MUST allow any port to be
+// specified at the time of the request for loopback IP redirect URIs"
+// (OAuth 2.1 8.4.2; RFC 8252 7.3), the one exception to exact matching
+// (OAuth 2.1 4.1.1).
+func (st *State) acceptsRedirect() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	const check = "loopback redirect URI on another port (OAuth 2.1 4.1.1, 8.4.2)"
+	switch {
+	case a.redirected:
+		// A server never redirects to a redirect URI it does not accept
+		// (4.1.2.1), so any redirect there, a refusal for another reason
+		// included, accepted it.
+		return nil
+	case a.approvalErr != nil:
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v; "+
+			"whether the server refused the port cannot be told from that", a.describe(), a.approvalErr))
+	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
+	}
+	return st.depart(check, "a redirect to the redirect_uri on the other port", a.describe(), a.ex)
 }
