@@ -36,3 +36,10 @@ Feature: authorization.7.1 The issuer in authorization responses
     When the client's authorization request is approved
     Then the authorization response carries a code
     And the authorization response's iss is the metadata's issuer
+
+  @ISS-3 @needs-authorization-approval
+  Scenario: A successful authorization response carries iss
+    Given a public client registered with the authorization server
+    When the client's authorization request is approved
+    Then the authorization response carries a code
+    And the authorization response carries iss

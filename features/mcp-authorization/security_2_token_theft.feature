@@ -25,3 +25,19 @@ Feature: security.2 Refresh token rotation
     And the client refreshed with the refresh token once
     When the client refreshes with the same refresh token again
     Then the token endpoint refuses the request
+
+  @REFRESH-3 @needs-authorization-approval
+  Scenario: A refresh token is used only by the client it was issued to
+    Given a public client registered with the authorization server
+    And a second public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a refresh token
+    When the second client refreshes with the refresh token
+    Then the token endpoint refuses the request
+
+  @TOKLIFE-1 @needs-authorization-approval
+  Scenario: A token response says how long the access token lives
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a token
+    Then the token response says how long the access token lives

@@ -58,3 +58,12 @@ Feature: security.4 Authorization code protection
     And an authorization code issued to the client for an S256 code_challenge
     And the client redeemed the code for a token
     Then the token response carries token_type and Cache-Control no-store
+
+  @CODE-2 @needs-authorization-approval
+  Scenario: An authorization code is redeemed only by the client it was issued to
+    Given a public client registered with the authorization server
+    And a second public client registered with the authorization server
+    And the client's valid authorization request, made the same way, obtains a code and a token
+    And an authorization code issued to the client for an S256 code_challenge
+    When the second client redeems the code
+    Then the token endpoint refuses the request with "invalid_grant"

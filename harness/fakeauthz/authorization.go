@@ -220,7 +220,7 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		case !ok || (c.used && !h.breaks[CodeReusable]):
 			invalid("unknown or used code")
 			return
-		case c.clientID != f.Get("client_id"):
+		case c.clientID != f.Get("client_id") && !h.breaks[CodeClientUnbound]:
 			invalid("code issued to another client")
 			return
 		case c.redirectURI != f.Get("redirect_uri") && h.breaks[TokenRedirectWrongError]:
@@ -237,8 +237,8 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		g = grant{clientID: c.clientID, resource: c.resource, scope: ScopeTools + " " + ScopeWrite}
 	case "refresh_token":
 		old, ok := h.refresh[f.Get("refresh_token")]
-		if !ok {
-			invalid("unknown or used refresh_token")
+		if !ok || (old.clientID != f.Get("client_id") && !h.breaks[RefreshClientUnbound]) {
+			invalid("unknown or used refresh_token, or another client's")
 			return
 		}
 		if !h.breaks[RefreshNotRotated] && !h.breaks[RefreshReplayAccepted] {
@@ -255,6 +255,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	access, refresh := random(), random()
 	h.tokens[access] = g
 	resp := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": g.scope}
+	if h.breaks[NoExpiresIn] {
+		delete(resp, "expires_in")
+	}
 	if !(h.breaks[RefreshNotRotated] && f.Get("grant_type") == "refresh_token") {
 		h.refresh[refresh] = g
 		resp["refresh_token"] = refresh

@@ -90,6 +90,12 @@ const (
 	// RedirectPrefixMatched accepts a redirect_uri that merely begins with a
 	// registered one (REDIR-1).
 	RedirectPrefixMatched Break = "redirect-prefix-matched"
+	// CodeClientUnbound redeems a code for any client (CODE-2).
+	CodeClientUnbound Break = "code-client-unbound"
+	// RefreshClientUnbound refreshes for any client (REFRESH-3).
+	RefreshClientUnbound Break = "refresh-client-unbound"
+	// NoExpiresIn issues tokens without expires_in (TOKLIFE-1).
+	NoExpiresIn Break = "no-expires-in"
 	// LoopbackPortFixed refuses a loopback redirect URI on another port than
 	// the registered one's (LOOPBACK-1).
 	LoopbackPortFixed Break = "loopback-port-fixed"

@@ -157,35 +157,40 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 
 // The authorization server's scenarios by ID.
 const (
-	asFound        = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata is found at the well-known URIs in the specification's order"
-	asIssuer       = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata names the issuer its well-known URI was built from"
-	asS256         = "mcp-authorization/security_4_authorization_code_protection.feature: The authorization server advertises PKCE with S256"
-	asNoChallenge  = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request without code_challenge is refused"
-	asPlain        = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request with code_challenge_method plain, which the server does not advertise, gets invalid_request"
-	asNoVerifier   = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code without its code_verifier is refused"
-	asBadVerifier  = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code with a code_verifier that does not match is refused with invalid_grant"
-	asCodeOnce     = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed once and refused with invalid_grant the second time"
-	asRedirect     = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects to a redirect_uri the client did not register"
-	asTokenRedir   = "mcp-authorization/security_6_open_redirection.feature: Redeeming a code with another redirect_uri than its authorization request's is refused, if at all, with invalid_grant"
-	asUnknownID    = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects for a client_id it never issued"
-	asStateOK      = "mcp-authorization/security_6_open_redirection.feature: An approved authorization response carries the state exactly as sent"
-	asStateError   = "mcp-authorization/security_6_open_redirection.feature: An authorization error response carries the state exactly as sent"
-	asCORS         = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint serves no cross-origin request"
-	asLoopback     = "mcp-authorization/security_6_open_redirection.feature: A loopback IP redirect URI is accepted on another port than the registered one's"
-	asTokenResp    = "mcp-authorization/security_4_authorization_code_protection.feature: A token response names its token_type and is not stored by caches"
-	asRotated      = "mcp-authorization/security_2_token_theft.feature: A refresh answers with a new refresh token"
-	asReplay       = "mcp-authorization/security_2_token_theft.feature: A refresh token used once is refused when presented again"
-	asIssSent      = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization error response carries iss"
-	asIssAdvert    = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that sends iss advertises it"
-	asIssError     = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in an error response"
-	asIssSuccess   = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in a successful response"
-	asCIMD         = "mcp-authorization/authorization_5_client_registration.feature: The authorization server advertises Client ID Metadata Documents"
-	asRegistration = "mcp-authorization/authorization_5_client_registration.feature: The advertised registration endpoint registers a public client"
+	asFound         = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata is found at the well-known URIs in the specification's order"
+	asIssuer        = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata names the issuer its well-known URI was built from"
+	asS256          = "mcp-authorization/security_4_authorization_code_protection.feature: The authorization server advertises PKCE with S256"
+	asNoChallenge   = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request without code_challenge is refused"
+	asPlain         = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request with code_challenge_method plain, which the server does not advertise, gets invalid_request"
+	asNoVerifier    = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code without its code_verifier is refused"
+	asBadVerifier   = "mcp-authorization/security_4_authorization_code_protection.feature: Redeeming a code with a code_verifier that does not match is refused with invalid_grant"
+	asCodeOnce      = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed once and refused with invalid_grant the second time"
+	asRedirect      = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects to a redirect_uri the client did not register"
+	asTokenRedir    = "mcp-authorization/security_6_open_redirection.feature: Redeeming a code with another redirect_uri than its authorization request's is refused, if at all, with invalid_grant"
+	asUnknownID     = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint never redirects for a client_id it never issued"
+	asStateOK       = "mcp-authorization/security_6_open_redirection.feature: An approved authorization response carries the state exactly as sent"
+	asStateError    = "mcp-authorization/security_6_open_redirection.feature: An authorization error response carries the state exactly as sent"
+	asCORS          = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint serves no cross-origin request"
+	asCodeClient    = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed only by the client it was issued to"
+	asRefreshClient = "mcp-authorization/security_2_token_theft.feature: A refresh token is used only by the client it was issued to"
+	asLifetime      = "mcp-authorization/security_2_token_theft.feature: A token response says how long the access token lives"
+	asIssSuccess3   = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: A successful authorization response carries iss"
+	asLoopback      = "mcp-authorization/security_6_open_redirection.feature: A loopback IP redirect URI is accepted on another port than the registered one's"
+	asTokenResp     = "mcp-authorization/security_4_authorization_code_protection.feature: A token response names its token_type and is not stored by caches"
+	asRotated       = "mcp-authorization/security_2_token_theft.feature: A refresh answers with a new refresh token"
+	asReplay        = "mcp-authorization/security_2_token_theft.feature: A refresh token used once is refused when presented again"
+	asIssSent       = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization error response carries iss"
+	asIssAdvert     = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that sends iss advertises it"
+	asIssError      = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in an error response"
+	asIssSuccess    = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in a successful response"
+	asCIMD          = "mcp-authorization/authorization_5_client_registration.feature: The authorization server advertises Client ID Metadata Documents"
+	asRegistration  = "mcp-authorization/authorization_5_client_registration.feature: The advertised registration endpoint registers a public client"
 )
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
-	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback}
+	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -209,13 +214,16 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
+		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
+		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
+		Entry("tokens without expires_in", fakeauthz.NoExpiresIn, []string{asLifetime}, nil, "expires_in"),
 		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
 		Entry("a token response caches may store", fakeauthz.TokenCacheable, []string{asTokenResp}, nil, "no-store"),
 		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),
 		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
 		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
-		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess}, []string{asIssAdvert}, "iss"),
+		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess, asIssSuccess3}, []string{asIssAdvert}, "iss"),
 		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
 		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, flowScenarios, "RFC 7591"),
@@ -258,7 +266,8 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
 
 // codeScenarios are the scenarios that need a code the approval command got.
-var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp}
+var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
@@ -344,7 +353,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
-		expectNotRun(run, []string{asRegistration}, "RFC 7591 3.2.2")
+		expectNotRun(run, []string{asRegistration, asCodeClient, asRefreshClient}, "regist")
 	})
 	It("leaves the flows not run, never failed, saying the server serves confidential clients, when no secret is given", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

@@ -24,6 +24,9 @@ import (
 type authzClient struct {
 	mu       sync.Mutex
 	clientID string
+	// second is another client, for the rules that bind codes and refresh
+	// tokens to the client they were issued to.
+	second string
 }
 
 // asFlow is one scenario's progress through the authorization code flow.
@@ -42,6 +45,8 @@ type asFlow struct {
 	scope string
 	// sent is the last authorization request the scenario changed itself.
 	sent authcode.Request
+	// second is the second client, when the scenario has one.
+	second string
 }
 
 // scopeChoice is the scope the run's authorization requests ask for, chosen
@@ -157,6 +162,15 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the authorization endpoint does not allow that origin by CORS$`, st.noCORS)
 	sc.Step(`^the authorization server metadata names response_types_supported$`, st.asResponseTypes)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
+	sc.Step(`^a second public client registered with the authorization server$`, st.secondClient)
+	sc.Step(`^the second client redeems the code$`, func(ctx context.Context) error {
+		return st.redeem(ctx, func(f url.Values) { f.Set("client_id", st.authz.as.second) })
+	})
+	sc.Step(`^the second client refreshes with the refresh token$`, func(ctx context.Context) error {
+		as := &st.authz.as
+		return st.tokenRequest(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.second}, "resource": {st.endpoint()}})
+	})
+	sc.Step(`^the token response says how long the access token lives$`, st.tokenLifetime)
 	sc.Step(`^the client sends its authorization request with the redirect_uri on another port$`, func(ctx context.Context) error {
 		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = otherPort(r.RedirectURI) })
 	})
@@ -1032,4 +1046,47 @@ func (st *State) acceptsRedirect() error {
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return st.depart(check, "a redirect to the redirect_uri on the other port", a.describe(), a.ex)
+}
+
+// secondClient registers, once per run, a second public client with the
+// same redirect URI: a code or a refresh token of the first is not its own.
+func (st *State) secondClient(ctx context.Context) error {
+	st.authzClient.mu.Lock()
+	defer st.authzClient.mu.Unlock()
+	if st.authzClient.second != "" {
+		st.authz.as.second = st.authzClient.second
+		return nil
+	}
+	endpoint := st.authz.as.md.String("registration_endpoint")
+	if endpoint == "" {
+		return st.skip("the authorization server names no registration_endpoint, so the suite cannot register a second client to present another client's code")
+	}
+	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	if err != nil {
+		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
+	}
+	if throttled(r) {
+		return st.skipThrottled(r, "registration of a second client at "+endpoint, "")
+	}
+	id, _ := r.String("client_id")
+	if r.Status/100 != 2 || id == "" {
+		return st.skip(fmt.Sprintf("registering a second client at %s answered %s (REG-2 checks registration)", endpoint, describeOAuth(r)))
+	}
+	st.authzClient.second = id
+	st.authz.as.second = id
+	return nil
+}
+
+// tokenLifetime: "Authorization servers SHOULD issue short-lived access
+// tokens" (security.2); the only lifetime a client can see is expires_in
+// (OAuth 2.1 3.2.3, RECOMMENDED).
+func (st *State) tokenLifetime() error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	if n, ok := r.JSON["expires_in"].(float64); !ok || n <= 0 {
+		return st.depart("token response (security.2, OAuth 2.1 3.2.3)", "expires_in, the access token's lifetime in seconds", describeOAuth(r), r.Exchange)
+	}
+	return nil
 }
