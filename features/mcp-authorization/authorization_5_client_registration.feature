@@ -16,3 +16,17 @@ Feature: authorization.5 Client registration
     Given the authorization server's metadata, found the way a client finds it
     When a public client registers at the advertised registration_endpoint
     Then the registration answers 201 with a client_id
+
+  @REG-4
+  Scenario: Registration refuses a redirect URI that is neither localhost nor HTTPS
+    Given the authorization server's metadata, found the way a client finds it
+    And the advertised registration_endpoint registers a public client with the profile's redirect_uri
+    When a public client registers at the advertised registration_endpoint with the redirect_uri "http://redirect.conform.invalid/callback"
+    Then the registration is refused
+
+  @REG-5
+  Scenario: Registration refuses a redirect URI with a fragment
+    Given the authorization server's metadata, found the way a client finds it
+    And the advertised registration_endpoint registers a public client with the profile's redirect_uri
+    When a public client registers at the advertised registration_endpoint with the redirect_uri "http://127.0.0.1:8765/callback#fragment"
+    Then the registration is refused

@@ -103,6 +103,13 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
 		return
 	}
+	for _, u := range body.RedirectURIs {
+		if p, err := url.Parse(u); !h.breaks[RegistrationAnyRedirect] && (err != nil || p.Fragment != "" || strings.Contains(u, "#") ||
+			(p.Scheme != "https" && !(p.Scheme == "http" && net.ParseIP(p.Hostname()) != nil && net.ParseIP(p.Hostname()).IsLoopback()))) {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect URIs must be loopback or https, without a fragment"})
+			return
+		}
+	}
 	if h.breaks[RegistrationBroken] {
 		writeJSON(w, http.StatusOK, map[string]any{"redirect_uris": body.RedirectURIs})
 		return

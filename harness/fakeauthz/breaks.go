@@ -129,6 +129,9 @@ const (
 	IssNotAdvertised Break = "iss-not-advertised"
 	// CIMDNotAdvertised does not advertise Client ID Metadata Documents (REG-1).
 	CIMDNotAdvertised Break = "cimd-not-advertised"
+	// RegistrationAnyRedirect registers any redirect URI, plain http on any
+	// host and with a fragment (REG-4, REG-5).
+	RegistrationAnyRedirect Break = "registration-any-redirect"
 	// RegistrationBroken answers a valid registration 200 without a
 	// client_id (REG-2).
 	RegistrationBroken Break = "registration-broken"

@@ -185,6 +185,8 @@ const (
 	asIssSuccess    = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: An authorization server that advertises iss names itself in a successful response"
 	asCIMD          = "mcp-authorization/authorization_5_client_registration.feature: The authorization server advertises Client ID Metadata Documents"
 	asRegistration  = "mcp-authorization/authorization_5_client_registration.feature: The advertised registration endpoint registers a public client"
+	asRegHTTP       = "mcp-authorization/authorization_5_client_registration.feature: Registration refuses a redirect URI that is neither localhost nor HTTPS"
+	asRegFragment   = "mcp-authorization/authorization_5_client_registration.feature: Registration refuses a redirect URI with a fragment"
 )
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
@@ -195,13 +197,13 @@ var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
 func asAll() []string {
-	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...)
+	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...)
 }
 
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
 		expectDeparture,
-		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...), "discovery.3"),
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...), "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
@@ -214,6 +216,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
+		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment}, nil, "a refusal"),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
 		Entry("tokens without expires_in", fakeauthz.NoExpiresIn, []string{asLifetime}, nil, "expires_in"),
@@ -226,8 +229,8 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess, asIssSuccess3}, []string{asIssAdvert}, "iss"),
 		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
-		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, flowScenarios, "RFC 7591"),
-		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration}, flowScenarios, "registration at"),
+		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, append([]string{asRegHTTP, asRegFragment}, flowScenarios...), "RFC 7591"),
+		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration, asRegHTTP, asRegFragment}, flowScenarios, "registration at"),
 	)
 })
 
@@ -235,7 +238,7 @@ var _ = Describe("the mcp-authorization pack against an authorization server tha
 	It("leaves what needs a registered client not run, never failed, and says how to go on", func() {
 		run := runAuthz(fakeauthz.RegistrationThrottled)
 		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
-		notRun := append([]string{asRegistration}, flowScenarios...)
+		notRun := append(slices.Clone(regScenarios), flowScenarios...)
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 		for _, r := range run.Results {
@@ -261,6 +264,9 @@ var _ = Describe("the mcp-authorization pack against a server that does not impl
 	})
 })
 
+// regScenarios are the scenarios that register a client themselves.
+var regScenarios = []string{asRegistration, asRegHTTP, asRegFragment}
+
 // controlled are the refusals at the authorization endpoint judged only after
 // the run's positive control, the valid flow, succeeded.
 var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
@@ -283,15 +289,15 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 	})
 	It("leaves registration not run when the server refuses it with an RFC 7591 error, naming the profile key", func() {
-		expectNotRun(runAuthz(fakeauthz.RegistrationRefused), append([]string{asRegistration}, flowScenarios...), "mcp_authorization.client_id")
+		expectRegistrationNotRun(runAuthz(fakeauthz.RegistrationRefused))
 	})
 	It("leaves registration not run when the endpoint is protected (RFC 7591 3)", func() {
-		expectNotRun(runAuthz(fakeauthz.RegistrationProtected), append([]string{asRegistration}, flowScenarios...), "mcp_authorization.client_id")
+		expectRegistrationNotRun(runAuthz(fakeauthz.RegistrationProtected))
 	})
 	It("leaves every authorization server check but discovery not run, naming the key, when the profile's issuer serves no metadata", func() {
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Profile.MCPAuthorization.Issuer = h.RS.URL + "/nowhere" })
 		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFound}), describeRun(run))
-		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration}, flowScenarios...)
+		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...)
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 		for _, r := range run.Results {
@@ -353,7 +359,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
-		expectNotRun(run, []string{asRegistration, asCodeClient, asRefreshClient}, "regist")
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "regist")
 	})
 	It("leaves the flows not run, never failed, saying the server serves confidential clients, when no secret is given", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
@@ -437,3 +443,13 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
 	})
 })
+
+// expectRegistrationNotRun holds a run against a server that registers no
+// client for the suite: what registers or needs a registered client is not
+// run; the flows name the key that gives one.
+func expectRegistrationNotRun(run outcome.Run) {
+	expectNotRun(run, append(slices.Clone(regScenarios), flowScenarios...), "")
+	for _, id := range append([]string{asRegistration}, flowScenarios...) {
+		Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_id"), id)
+	}
+}

@@ -107,7 +107,10 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the authorization server metadata advertises authorization_response_iss_parameter_supported$`, st.asAdvertisesIss)
 
 	sc.Step(`^a public client registered with the authorization server$`, st.publicClient)
-	sc.Step(`^a public client registers at the advertised registration_endpoint$`, st.registerAtAS)
+	sc.Step(`^a public client registers at the advertised registration_endpoint$`, func(ctx context.Context) error { return st.registerAtAS(ctx, st.redirectURI()) })
+	sc.Step(`^a public client registers at the advertised registration_endpoint with the redirect_uri "([^"]*)"$`, st.registerAtAS)
+	sc.Step(`^the advertised registration_endpoint registers a public client with the profile's redirect_uri$`, st.registrationControl)
+	sc.Step(`^the registration is refused$`, st.registrationRefusedAS)
 	sc.Step(`^the registration answers 201 with a client_id$`, st.registrationAnswered)
 
 	sc.Step(`^the client sends an authorization request without code_challenge$`, func(ctx context.Context) error {
@@ -393,7 +396,7 @@ func (st *State) publicClient(ctx context.Context) error {
 	return nil
 }
 
-func (st *State) registerAtAS(ctx context.Context) error {
+func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 	md, err := st.needAS()
 	if err != nil {
 		return err
@@ -402,7 +405,7 @@ func (st *State) registerAtAS(ctx context.Context) error {
 	if endpoint == "" {
 		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
 	if err != nil {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
@@ -1087,6 +1090,43 @@ func (st *State) tokenLifetime() error {
 	}
 	if n, ok := r.JSON["expires_in"].(float64); !ok || n <= 0 {
 		return st.depart("token response (security.2, OAuth 2.1 3.2.3)", "expires_in, the access token's lifetime in seconds", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// registrationControl is the positive control of a refused registration:
+// the same registration with the profile's redirect URI is accepted.
+func (st *State) registrationControl(ctx context.Context) error {
+	if err := st.registerAtAS(ctx, st.redirectURI()); err != nil {
+		return err
+	}
+	r := st.oauth
+	if throttled(r) {
+		return st.skipThrottled(r, "registration", "")
+	}
+	if id, _ := r.String("client_id"); r.Status/100 != 2 || id == "" {
+		return st.skip(fmt.Sprintf("the control failed: the registration with redirect_uri %s answered %s, so a refusal would mean nothing (REG-2 judges it)",
+			st.redirectURI(), describeOAuth(r)))
+	}
+	st.oauth = nil
+	return nil
+}
+
+// registrationRefusedAS: the registration is answered with an error (RFC 7591
+// 3.2.2), or a 4xx; a client_id is an acceptance.
+func (st *State) registrationRefusedAS() error {
+	r := st.oauth
+	if r == nil {
+		return fmt.Errorf("no registration sent yet")
+	}
+	if throttled(r) {
+		return st.skipThrottled(r, "registration", "")
+	}
+	if id, _ := r.String("client_id"); r.Status/100 == 2 && id != "" {
+		return st.depart("registration (security.3, RFC 7591 3.2.2)", "a refusal: HTTP 400 with an RFC 7591 error", describeOAuth(r), r.Exchange)
+	}
+	if r.Status/100 != 4 {
+		return st.depart("registration (RFC 7591 3.2.2)", "a refusal: HTTP 400 with an RFC 7591 error", describeOAuth(r), r.Exchange)
 	}
 	return nil
 }
