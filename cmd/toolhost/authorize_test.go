@@ -16,8 +16,11 @@ var _ = Describe("toolhost authorize", func() {
 		_, base := serve("127.0.0.1:0", data)
 		dir := GinkgoT().TempDir()
 		profile := filepath.Join(dir, "host.yaml")
-		Expect(os.WriteFile(profile, []byte(fmt.Sprintf("target: %s\noauth:\n  authorization_approval_command: %q\n",
-			base, toolhostPath+" authorize --data "+data+" --target "+base+" {authorization_url}")), 0o600)).To(Succeed())
+		// The pack takes the MCP endpoint's URL, and the request the host
+		// serves only with a token: it lets anonymous callers list tools.
+		Expect(os.WriteFile(profile, []byte(fmt.Sprintf("target: %s/mcp\noauth:\n  authorization_approval_command: %q\n"+
+			"mcp_authorization:\n  protected_request: {method: tools/call, params: {name: afs_write, arguments: {path: /overlay/scratch.txt, content: x}}}\n",
+			base, toolhostPath+" authorize --data "+data+" --target {target} {authorization_url}")), 0o600)).To(Succeed())
 		report := filepath.Join(dir, "c.json")
 		run := exits(start(conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
 		Expect(run.Err).To(gbytes.Say(`obtained a token for ` + base + `/mcp`))

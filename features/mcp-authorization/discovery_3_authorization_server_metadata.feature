@@ -20,3 +20,8 @@ Feature: discovery.3 Authorization server metadata discovery
   Scenario: The authorization server metadata names the issuer its well-known URI was built from
     Given the authorization server's metadata, found the way a client finds it
     Then the authorization server metadata's issuer is the identifier its well-known URI was built from
+
+  @TLS-2
+  Scenario: The authorization server names its endpoints with https on hosts that are not loopback
+    Given the authorization server's metadata, found the way a client finds it
+    Then the authorization server metadata names every endpoint with https unless its host is loopback

@@ -110,6 +110,9 @@ const (
 	// CORSAllowed answers the authorization endpoint with
 	// Access-Control-Allow-Origin: * (CORS-1).
 	CORSAllowed Break = "cors-allowed"
+	// PlainHTTPEndpoint names a revocation endpoint with plain http on a
+	// host that is not loopback (TLS-2).
+	PlainHTTPEndpoint Break = "plain-http-endpoint"
 	// ResponseTypesMissing leaves response_types_supported out (ASM-3).
 	ResponseTypesMissing Break = "response-types-missing"
 	// TokenCacheable answers token requests without Cache-Control: no-store

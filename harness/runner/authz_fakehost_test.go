@@ -158,6 +158,7 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 // The authorization server's scenarios by ID.
 const (
 	asFound         = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata is found at the well-known URIs in the specification's order"
+	asTLS           = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server names its endpoints with https on hosts that are not loopback"
 	asIssuer        = "mcp-authorization/discovery_3_authorization_server_metadata.feature: The authorization server metadata names the issuer its well-known URI was built from"
 	asS256          = "mcp-authorization/security_4_authorization_code_protection.feature: The authorization server advertises PKCE with S256"
 	asNoChallenge   = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization request without code_challenge is refused"
@@ -197,13 +198,13 @@ var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
 func asAll() []string {
-	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...)
+	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...)
 }
 
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
 		expectDeparture,
-		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...), "discovery.3"),
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...), "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
@@ -216,6 +217,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
+		Entry("an endpoint on plain http off loopback", fakeauthz.PlainHTTPEndpoint, []string{asTLS}, nil, "revocation_endpoint"),
 		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment}, nil, "a refusal"),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
@@ -297,7 +299,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves every authorization server check but discovery not run, naming the key, when the profile's issuer serves no metadata", func() {
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Profile.MCPAuthorization.Issuer = h.RS.URL + "/nowhere" })
 		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFound}), describeRun(run))
-		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment}, flowScenarios...)
+		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...)
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 		for _, r := range run.Results {

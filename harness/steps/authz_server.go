@@ -164,6 +164,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client's authorization request carries an Origin header$`, st.authorizationWithOrigin)
 	sc.Step(`^the authorization endpoint does not allow that origin by CORS$`, st.noCORS)
 	sc.Step(`^the authorization server metadata names response_types_supported$`, st.asResponseTypes)
+	sc.Step(`^the authorization server metadata names every endpoint with https unless its host is loopback$`, st.asHTTPS)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
 	sc.Step(`^a second public client registered with the authorization server$`, st.secondClient)
 	sc.Step(`^the second client redeems the code$`, func(ctx context.Context) error {
@@ -413,13 +414,23 @@ func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 	return nil
 }
 
-func (st *State) registrationAnswered() error {
+// registrationReply is the registration the scenario sent, unless a rate
+// limit answered it: then the scenario is not run (RFC 6585 section 4).
+func (st *State) registrationReply() (*oauthclient.Reply, error) {
 	r := st.oauth
 	if r == nil {
-		return fmt.Errorf("no registration sent yet")
+		return nil, fmt.Errorf("no registration sent yet")
 	}
 	if throttled(r) {
-		return st.skipThrottled(r, "registration", "")
+		return nil, st.skipThrottled(r, "registration", "")
+	}
+	return r, nil
+}
+
+func (st *State) registrationAnswered() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
 	}
 	errCode, _ := r.String("error")
 	switch {
@@ -1100,9 +1111,9 @@ func (st *State) registrationControl(ctx context.Context) error {
 	if err := st.registerAtAS(ctx, st.redirectURI()); err != nil {
 		return err
 	}
-	r := st.oauth
-	if throttled(r) {
-		return st.skipThrottled(r, "registration", "")
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
 	}
 	if id, _ := r.String("client_id"); r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("the control failed: the registration with redirect_uri %s answered %s, so a refusal would mean nothing (REG-2 judges it)",
@@ -1115,12 +1126,9 @@ func (st *State) registrationControl(ctx context.Context) error {
 // registrationRefusedAS: the registration is answered with an error (RFC 7591
 // 3.2.2), or a 4xx; a client_id is an acceptance.
 func (st *State) registrationRefusedAS() error {
-	r := st.oauth
-	if r == nil {
-		return fmt.Errorf("no registration sent yet")
-	}
-	if throttled(r) {
-		return st.skipThrottled(r, "registration", "")
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
 	}
 	if id, _ := r.String("client_id"); r.Status/100 == 2 && id != "" {
 		return st.depart("registration (security.3, RFC 7591 3.2.2)", "a refusal: HTTP 400 with an RFC 7591 error", describeOAuth(r), r.Exchange)
@@ -1129,4 +1137,44 @@ func (st *State) registrationRefusedAS() error {
 		return st.depart("registration (RFC 7591 3.2.2)", "a refusal: HTTP 400 with an RFC 7591 error", describeOAuth(r), r.Exchange)
 	}
 	return nil
+}
+
+// asHTTPS is the part of "All authorization server endpoints MUST be served
+// over HTTPS" (security.3) a client sees without TLS: no http URL for the
+// issuer or an endpoint on a host that is not loopback. Loopback hosts are
+// where test deployments live; what they use is noted, not judged.
+func (st *State) asHTTPS() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	var plain, loopback []string
+	for _, k := range []string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "jwks_uri", "introspection_endpoint", "revocation_endpoint"} {
+		u, err := url.Parse(md.String(k))
+		if err != nil || u.Scheme != "http" {
+			continue
+		}
+		if loopbackHost(u.Hostname()) {
+			loopback = append(loopback, k)
+		} else {
+			plain = append(plain, fmt.Sprintf("%s %s", k, u))
+		}
+	}
+	if len(plain) > 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (security.3, OAuth 2.1 1.5)", "https for every endpoint on a host that is not loopback",
+			strings.Join(plain, ", "), md.Reply.Exchange)
+	}
+	if len(loopback) > 0 {
+		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
+	}
+	return nil
+}
+
+// loopbackHost is localhost or a loopback IP literal.
+func loopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
