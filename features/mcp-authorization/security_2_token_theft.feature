@@ -41,3 +41,11 @@ Feature: security.2 Refresh token rotation
     And an authorization code issued to the client for an S256 code_challenge
     And the client redeemed the code for a token
     Then the token response says how long the access token lives
+
+  @REFRESH-4 @needs-authorization-approval
+  Scenario: A refresh cannot widen the scope granted
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a refresh token
+    When the client refreshes asking for a scope it was never granted
+    Then the refresh is refused, or issues no scope it was never granted

@@ -255,6 +255,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 			delete(h.refresh, f.Get("refresh_token"))
 		}
 		g = old
+		if s := f.Get("scope"); s != "" && h.breaks[RefreshWidens] {
+			g.scope = s
+		}
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
 		return

@@ -94,6 +94,9 @@ const (
 	CodeClientUnbound Break = "code-client-unbound"
 	// RefreshClientUnbound refreshes for any client (REFRESH-3).
 	RefreshClientUnbound Break = "refresh-client-unbound"
+	// RefreshWidens grants in a refresh whatever scope it asks for
+	// (REFRESH-4).
+	RefreshWidens Break = "refresh-widens"
 	// NoExpiresIn issues tokens without expires_in (TOKLIFE-1).
 	NoExpiresIn Break = "no-expires-in"
 	// LoopbackPortFixed refuses a loopback redirect URI on another port than

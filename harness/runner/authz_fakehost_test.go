@@ -174,6 +174,7 @@ const (
 	asCORS          = "mcp-authorization/security_6_open_redirection.feature: The authorization endpoint serves no cross-origin request"
 	asCodeClient    = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed only by the client it was issued to"
 	asRefreshClient = "mcp-authorization/security_2_token_theft.feature: A refresh token is used only by the client it was issued to"
+	asWider         = "mcp-authorization/security_2_token_theft.feature: A refresh cannot widen the scope granted"
 	asLifetime      = "mcp-authorization/security_2_token_theft.feature: A token response says how long the access token lives"
 	asIssSuccess3   = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: A successful authorization response carries iss"
 	asLoopback      = "mcp-authorization/security_6_open_redirection.feature: A loopback IP redirect URI is accepted on another port than the registered one's"
@@ -193,7 +194,7 @@ const (
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -221,6 +222,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment}, nil, "a refusal"),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
+		Entry("a refresh that widens scope", fakeauthz.RefreshWidens, []string{asWider}, nil, "never-granted"),
 		Entry("tokens without expires_in", fakeauthz.NoExpiresIn, []string{asLifetime}, nil, "expires_in"),
 		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
@@ -275,7 +277,7 @@ var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
 
 // codeScenarios are the scenarios that need a code the approval command got.
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {

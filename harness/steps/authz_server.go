@@ -175,6 +175,8 @@ func (st *State) registerAuthzServer(sc stepContext) {
 		return st.tokenRequest(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.second}, "resource": {st.endpoint()}})
 	})
 	sc.Step(`^the token response says how long the access token lives$`, st.tokenLifetime)
+	sc.Step(`^the client refreshes asking for a scope it was never granted$`, st.refreshWider)
+	sc.Step(`^the refresh is refused, or issues no scope it was never granted$`, st.refreshNotWider)
 	sc.Step(`^the client sends its authorization request with the redirect_uri on another port$`, func(ctx context.Context) error {
 		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = otherPort(r.RedirectURI) })
 	})
@@ -1177,4 +1179,42 @@ func loopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// widerScope is a scope no authorization server granted the suite.
+const widerScope = "conform:never-granted"
+
+// refreshWider asks, in a refresh, for the scope originally granted and one
+// more (OAuth 2.1 4.3.1: "The requested scope MUST NOT include any scope not
+// originally granted by the resource owner").
+func (st *State) refreshWider(ctx context.Context) error {
+	as := &st.authz.as
+	granted, _ := as.token.String("scope")
+	if granted == "" {
+		granted = as.scope
+	}
+	scope := strings.TrimSpace(granted + " " + widerScope)
+	return st.tokenRequest(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.clientID},
+		"resource": {st.endpoint()}, "scope": {scope}})
+}
+
+// refreshNotWider: a refusal (invalid_scope is "exceeds the scope granted
+// by the resource owner", OAuth 2.1 3.2.4) keeps the grant as it was; so
+// does a token whose scope leaves the new one out. A token response without
+// scope says it is "identical to the scope requested" (3.2.3), the new one
+// included.
+func (st *State) refreshNotWider() error {
+	r := st.authz.as.token
+	if r == nil {
+		return fmt.Errorf("no token request sent yet")
+	}
+	if r.Status/100 != 2 {
+		return st.tokenRefused("")
+	}
+	scope, present := r.JSON["scope"].(string)
+	if !present || slices.Contains(strings.Fields(scope), widerScope) {
+		return st.depart("refresh with a scope never granted (OAuth 2.1 4.3.1, 3.2.3)", "a refusal, or a token whose scope leaves "+widerScope+" out",
+			describeOAuth(r), r.Exchange)
+	}
+	return nil
 }
