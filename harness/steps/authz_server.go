@@ -450,8 +450,10 @@ func (st *State) registrationAnswered() error {
 }
 
 // stateSent is the state of every authorization request: characters that
-// need encoding, so that echoing it "exactly" (OAuth 2.1 4.1.2) is seen.
-const stateSent = "conform state/+&=é"
+// need encoding in a query, so that echoing it "exactly" (OAuth 2.1 4.1.2)
+// is seen, and only visible ASCII and space, the syntax RFC 6749 (appendix
+// A.5, VSCHAR) gives state.
+const stateSent = "conform state/+&=%~"
 
 // request is a valid authorization request of the scenario's client.
 func (st *State) request() (authcode.Request, string) {
