@@ -568,6 +568,9 @@ func (st *State) tamperedCredential() error {
 		return st.skip(st.Target.Lacks("credential"))
 	}
 	start := strings.LastIndex(c, ".") + 1
+	if start >= len(c) {
+		start = 0
+	}
 	i := start + (len(c)-start)/2
 	b := []byte(c)
 	if b[i] == 'A' {
@@ -667,8 +670,11 @@ func (st *State) refusedAsMalformed() error {
 }
 
 // bearer returns the first Bearer challenge of the reply, or nil.
-func (st *State) bearer(header string) *wire.Challenge {
-	for _, v := range st.reply.Header.Values(header) {
+func (st *State) bearer(header string) *wire.Challenge { return bearerIn(st.reply.Header.Values(header)) }
+
+// bearerIn returns the first Bearer challenge of WWW-Authenticate values.
+func bearerIn(values []string) *wire.Challenge {
+	for _, v := range values {
 		for _, c := range wire.ParseChallenges(v) {
 			if strings.EqualFold(c.Scheme, "Bearer") {
 				return &c
@@ -829,16 +835,7 @@ func (st *State) servesMetadata(ctx context.Context) bool {
 	return false
 }
 
-func hasBearer(challenges []string) bool {
-	for _, v := range challenges {
-		for _, c := range wire.ParseChallenges(v) {
-			if strings.EqualFold(c.Scheme, "Bearer") {
-				return true
-			}
-		}
-	}
-	return false
-}
+func hasBearer(challenges []string) bool { return bearerIn(challenges) != nil }
 
 // usesMCPAuthorization is AUTHZ-1: a server that refuses the request that
 // needs authorization over HTTP "SHOULD conform to this specification"
