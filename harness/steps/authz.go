@@ -670,7 +670,9 @@ func (st *State) refusedAsMalformed() error {
 }
 
 // bearer returns the first Bearer challenge of the reply, or nil.
-func (st *State) bearer(header string) *wire.Challenge { return bearerIn(st.reply.Header.Values(header)) }
+func (st *State) bearer(header string) *wire.Challenge {
+	return bearerIn(st.reply.Header.Values(header))
+}
 
 // bearerIn returns the first Bearer challenge of WWW-Authenticate values.
 func bearerIn(values []string) *wire.Challenge {
