@@ -477,32 +477,18 @@ func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Re
 	if err != nil {
 		return err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	a, err := st.openAuthorization(ctx, u, "")
 	if err != nil {
 		return err
 	}
-	noFollow := *st.Target.HTTP
-	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := noFollow.Do(hreq)
-	if err != nil {
-		return st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
-	a := &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil)}
-	if a.location != "" {
-		if loc, err := resp.Location(); err == nil {
-			a.location = loc.String()
-		}
-	}
-	if resp.StatusCode/100 == 3 && a.location != "" {
+	if a.status/100 == 3 && a.location != "" {
 		if r, err := authcode.ReadRedirect(a.location, req.RedirectURI); err == nil && r.ToRedirectURI {
 			a.redirected, a.params = true, r.Params
 		}
 	}
 	// A page, or a redirect elsewhere (a login page), may lead to consent:
 	// only the approval command can say where it ends.
-	if !a.redirected && (resp.StatusCode == http.StatusOK || resp.StatusCode/100 == 3) && st.Target.ApproveAuthorization != nil {
+	if !a.redirected && (a.status == http.StatusOK || a.status/100 == 3) && st.Target.ApproveAuthorization != nil {
 		loc, err := st.Target.ApproveAuthorization(ctx, u)
 		if err != nil {
 			a.approvalErr = err
@@ -512,6 +498,35 @@ func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Re
 	}
 	st.authz.as.resp = a
 	return nil
+}
+
+// openAuthorization opens an authorization URL as a user agent would, with
+// an Origin header when origin is not "", and follows no redirect: the
+// answer is read as the server gave it.
+func (st *State) openAuthorization(ctx context.Context, u, origin string) (*authorizeAnswer, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if origin != "" {
+		hreq.Header.Set("Origin", origin)
+	}
+	noFollow := *st.Target.HTTP
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Do(hreq)
+	if err != nil {
+		return nil, st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
+	a := &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil),
+		allowOrigin: resp.Header.Values("Access-Control-Allow-Origin")}
+	if a.location != "" {
+		if loc, err := resp.Location(); err == nil {
+			a.location = loc.String()
+		}
+	}
+	return a, nil
 }
 
 func (st *State) needAnswer() (*authorizeAnswer, error) {
@@ -925,21 +940,11 @@ func (st *State) authorizationWithOrigin(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	a, err := st.openAuthorization(ctx, u, corsOrigin)
 	if err != nil {
 		return err
 	}
-	hreq.Header.Set("Origin", corsOrigin)
-	noFollow := *st.Target.HTTP
-	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := noFollow.Do(hreq)
-	if err != nil {
-		return st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
-	st.authz.as.resp = &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil),
-		allowOrigin: resp.Header.Values("Access-Control-Allow-Origin")}
+	st.authz.as.resp = a
 	return nil
 }
 
