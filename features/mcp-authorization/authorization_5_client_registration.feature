@@ -28,5 +28,5 @@ Feature: authorization.5 Client registration
   Scenario: Registration refuses a redirect URI with a fragment
     Given the authorization server's metadata, found the way a client finds it
     And the advertised registration_endpoint registers a public client with the profile's redirect_uri
-    When a public client registers at the advertised registration_endpoint with the redirect_uri "http://127.0.0.1:8765/callback#fragment"
+    When a public client registers at the advertised registration_endpoint with the profile's redirect_uri and a fragment
     Then the registration is refused

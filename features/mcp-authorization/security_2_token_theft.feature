@@ -6,7 +6,10 @@
 Feature: security.2 Refresh token rotation
   For a public client the authorization server rotates refresh tokens: a
   refresh answers with a new refresh token, and the one used is refused if
-  presented again.
+  presented again. A refresh token is bound to its client, its scope and its
+  resource: another client's refresh, or one asking for more, is refused
+  (or, for scope and resource, answered with no more than was granted), each
+  judged after the same client's own refresh, made the same way, was served.
 
   @REFRESH-1 @needs-authorization-approval
   Scenario: A refresh answers with a new refresh token
@@ -32,8 +35,9 @@ Feature: security.2 Refresh token rotation
     And a second public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
     And the client redeemed the code for a refresh token
+    And the client's valid refresh obtains a token
     When the second client refreshes with the refresh token
-    Then the token endpoint refuses the request
+    Then the token endpoint refuses the request with "invalid_grant"
 
   @TOKLIFE-1 @needs-authorization-approval
   Scenario: A token response says how long the access token lives
@@ -47,5 +51,15 @@ Feature: security.2 Refresh token rotation
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
     And the client redeemed the code for a refresh token
+    And the client's valid refresh, asking for the scope granted, obtains a token
     When the client refreshes asking for a scope it was never granted
     Then the refresh is refused, or issues no scope it was never granted
+
+  @REFRESH-5 @needs-authorization-approval
+  Scenario: A refresh cannot obtain a token for a resource never consented
+    Given a public client registered with the authorization server
+    And an authorization code issued to the client for an S256 code_challenge
+    And the client redeemed the code for a refresh token
+    And the client's valid refresh obtains a token
+    When the client refreshes naming another resource than the MCP server
+    Then the refresh is refused, or issues a token that is not for that resource

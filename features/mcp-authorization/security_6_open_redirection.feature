@@ -50,6 +50,8 @@ Feature: security.6 Open redirection
     Given a public client registered with the authorization server
     When the client's authorization request carries an Origin header
     Then the authorization endpoint does not allow that origin by CORS
+    When a script on that origin asks the authorization endpoint's CORS preflight for the request
+    Then the authorization endpoint does not allow that origin by CORS
 
   @LOOPBACK-1
   Scenario: A loopback IP redirect URI is accepted on another port than the registered one's

@@ -33,6 +33,8 @@ func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 		h.register(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/tenant/authorize":
 		h.authorize(w, r)
+	case r.Method == http.MethodOptions && r.URL.Path == "/tenant/authorize":
+		h.preflight(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/token":
 		h.token(w, r)
 	default:
@@ -84,6 +86,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	}
 	if h.breaks[PlainHTTPEndpoint] {
 		doc["revocation_endpoint"] = "http://as.conform.invalid/tenant/revoke"
+	}
+	if h.breaks[NoRegistration] {
+		delete(doc, "registration_endpoint")
 	}
 	writeJSON(w, http.StatusOK, doc)
 }
@@ -247,14 +252,17 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		g = grant{clientID: c.clientID, resource: c.resource, scope: ScopeTools + " " + ScopeWrite}
 	case "refresh_token":
 		old, ok := h.refresh[f.Get("refresh_token")]
-		if !ok || (old.clientID != f.Get("client_id") && !h.breaks[RefreshClientUnbound]) {
+		if !ok || h.breaks[RefreshRefused] || (old.clientID != f.Get("client_id") && !h.breaks[RefreshClientUnbound]) {
 			invalid("unknown or used refresh_token, or another client's")
+			return
+		}
+		if g, ok = h.refreshResource(old, f.Get("resource")); !ok {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_target", "error_description": "the refresh token is for another resource"})
 			return
 		}
 		if !h.breaks[RefreshNotRotated] && !h.breaks[RefreshReplayAccepted] {
 			delete(h.refresh, f.Get("refresh_token"))
 		}
-		g = old
 		if s := f.Get("scope"); s != "" && h.breaks[RefreshWidens] {
 			g.scope = s
 		}
@@ -265,7 +273,7 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	if g.resource == "" {
 		g.resource = h.Endpoint()
 	}
-	access, refresh := random(), random()
+	access, refresh := h.accessToken(g), random()
 	h.tokens[access] = g
 	resp := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": g.scope}
 	if h.breaks[NoExpiresIn] {

@@ -144,6 +144,16 @@ const (
 	// RegistrationUnreachable advertises a registration_endpoint nothing
 	// listens on (REG-2).
 	RegistrationUnreachable Break = "registration-unreachable"
+	// RefreshRetargets issues, for a refresh naming another resource, a
+	// token for that resource, a JWT whose aud names it (REFRESH-5).
+	RefreshRetargets Break = "refresh-retargets"
+	// RefreshRefused issues refresh tokens but refuses every refresh with
+	// invalid_grant (REFRESH-1): the refusals REFRESH-2 to REFRESH-5 judge
+	// mean nothing then, and they are not run.
+	RefreshRefused Break = "refresh-refused"
+	// CORSPreflightAllowed answers a CORS preflight at the authorization
+	// endpoint allowing the origin that asks (CORS-1).
+	CORSPreflightAllowed Break = "cors-preflight-allowed"
 )
 
 // RegistrationThrottled is no departure: the authorization server answers
@@ -206,6 +216,15 @@ const (
 	// mirrored headers and _meta before the token (package fakeprotocol),
 	// has no initialize and answers server/discover.
 	Speaks2026Only Break = "speaks-2026-only"
+	// NoRegistration names no registration_endpoint, as an authorization
+	// server whose clients are registered beforehand may: the profile gives
+	// the one client, and what needs a second is not run.
+	NoRegistration Break = "no-registration"
+	// RefreshResourceIgnored serves a refresh naming another resource with
+	// an opaque token for the grant's own, as a server that takes no
+	// resource at the token endpoint may: which resource the token is for
+	// cannot be seen, and REFRESH-5 is not run.
+	RefreshResourceIgnored Break = "refresh-resource-ignored"
 )
 
 // stopsAfter is how many requests a StopsAnswering server answers.

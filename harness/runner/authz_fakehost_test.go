@@ -175,6 +175,7 @@ const (
 	asCodeClient    = "mcp-authorization/security_4_authorization_code_protection.feature: An authorization code is redeemed only by the client it was issued to"
 	asRefreshClient = "mcp-authorization/security_2_token_theft.feature: A refresh token is used only by the client it was issued to"
 	asWider         = "mcp-authorization/security_2_token_theft.feature: A refresh cannot widen the scope granted"
+	asRetarget      = "mcp-authorization/security_2_token_theft.feature: A refresh cannot obtain a token for a resource never consented"
 	asLifetime      = "mcp-authorization/security_2_token_theft.feature: A token response says how long the access token lives"
 	asIssSuccess3   = "mcp-authorization/authorization_7_1_authorization_response_validation.feature: A successful authorization response carries iss"
 	asLoopback      = "mcp-authorization/security_6_open_redirection.feature: A loopback IP redirect URI is accepted on another port than the registered one's"
@@ -194,7 +195,7 @@ const (
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -235,6 +236,9 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
 		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, append([]string{asRegHTTP, asRegFragment}, flowScenarios...), "RFC 7591"),
 		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration, asRegHTTP, asRegFragment}, flowScenarios, "registration at"),
+		Entry("a refresh that obtains a token for another resource", fakeauthz.RefreshRetargets, []string{asRetarget}, nil, "other-resource.conform.invalid"),
+		Entry("every refresh refused", fakeauthz.RefreshRefused, []string{asRotated}, []string{asReplay, asRefreshClient, asWider, asRetarget}, "access_token"),
+		Entry("a CORS preflight allowed at the authorization endpoint", fakeauthz.CORSPreflightAllowed, []string{asCORS}, nil, "cors-probe.conform.invalid"),
 	)
 })
 
@@ -277,7 +281,7 @@ var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
 
 // codeScenarios are the scenarios that need a code the approval command got.
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
@@ -364,6 +368,25 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
 		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "regist")
+	})
+	It("leaves what needs a second client not run, naming the key, when the profile gives the one client and nothing registers another", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
+		}, fakeauthz.NoRegistration)
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "registration_endpoint")
+		for _, id := range []string{asCodeClient, asRefreshClient} {
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_id"), id)
+		}
+	})
+	It("asks a refresh for the profile's other_resource, a resource the authorization server knows, when the profile names one", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.OtherResource = "https://other.example/mcp"
+		}, fakeauthz.RefreshRetargets)
+		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asRetarget}), describeRun(run))
+		Expect(resultOf(run, asRetarget).Departure.Error()).To(ContainSubstring("https://other.example/mcp"))
+	})
+	It("leaves REFRESH-5 not run when a refresh for another resource is served with a token that is no readable JWT", func() {
+		expectNotRun(runAuthz(fakeauthz.RefreshResourceIgnored), []string{asRetarget}, "no readable JWT")
 	})
 	It("leaves the flows not run, never failed, saying the server serves confidential clients, when no secret is given", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

@@ -168,11 +168,16 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
 	sc.Step(`^a second public client registered with the authorization server$`, st.secondClient)
 	sc.Step(`^the second client redeems the code$`, func(ctx context.Context) error {
-		return st.redeem(ctx, func(f url.Values) { f.Set("client_id", st.authz.as.second) })
+		as := &st.authz.as
+		if as.code == "" {
+			return fmt.Errorf("no authorization code yet")
+		}
+		return st.sendToken(ctx, authcode.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), authcode.Secret{})
 	})
 	sc.Step(`^the second client refreshes with the refresh token$`, func(ctx context.Context) error {
-		as := &st.authz.as
-		return st.tokenRequest(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.second}, "resource": {st.endpoint()}})
+		form := st.refreshForm()
+		form.Set("client_id", st.authz.as.second)
+		return st.sendToken(ctx, form, authcode.Secret{})
 	})
 	sc.Step(`^the token response says how long the access token lives$`, st.tokenLifetime)
 	sc.Step(`^the client refreshes asking for a scope it was never granted$`, st.refreshWider)
@@ -181,6 +186,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = otherPort(r.RedirectURI) })
 	})
 	sc.Step(`^the authorization server accepts that redirect_uri, redirecting to it$`, st.acceptsRedirect)
+	st.registerAuthzServerRules(sc)
 }
 
 // extended is a redirect URI the client did not register: the registered
@@ -511,6 +517,12 @@ func (st *State) openAuthorization(ctx context.Context, u, origin string) (*auth
 	if origin != "" {
 		hreq.Header.Set("Origin", origin)
 	}
+	return st.askAuthorization(hreq)
+}
+
+// askAuthorization sends a request to the authorization endpoint and
+// follows no redirect.
+func (st *State) askAuthorization(hreq *http.Request) (*authorizeAnswer, error) {
 	noFollow := *st.Target.HTTP
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := noFollow.Do(hreq)
@@ -749,9 +761,16 @@ func (st *State) redeem(ctx context.Context, change func(url.Values)) error {
 	return st.tokenRequest(ctx, form)
 }
 
+// tokenRequest sends a token request of the scenario's client, with the
+// profile's secret when it gives one.
 func (st *State) tokenRequest(ctx context.Context, form url.Values) error {
+	return st.sendToken(ctx, form, authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret()))
+}
+
+// sendToken sends a token request authenticated with secret; the second
+// client, a public one the run registered, has none.
+func (st *State) sendToken(ctx context.Context, form url.Values, secret authcode.Secret) error {
 	endpoint := st.authz.as.md.String("token_endpoint")
-	secret := authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
 	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
 	if err != nil {
 		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
@@ -776,9 +795,7 @@ func (st *State) redeemedForRefresh(ctx context.Context) error {
 }
 
 func (st *State) refreshOnce(ctx context.Context) error {
-	as := &st.authz.as
-	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.clientID}, "resource": {st.endpoint()}}
-	return st.tokenRequest(ctx, form)
+	return st.tokenRequest(ctx, st.refreshForm())
 }
 
 func (st *State) tokenIssued() error {
@@ -1082,7 +1099,8 @@ func (st *State) secondClient(ctx context.Context) error {
 	}
 	endpoint := st.authz.as.md.String("registration_endpoint")
 	if endpoint == "" {
-		return st.skip("the authorization server names no registration_endpoint, so the suite cannot register a second client to present another client's code")
+		return st.skip("the authorization server names no registration_endpoint, and mcp_authorization.client_id is the one client the profile gives, " +
+			"so there is no second client to present another client's code or refresh token")
 	}
 	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	if err != nil {
@@ -1195,21 +1213,17 @@ const widerScope = "conform:never-granted"
 // more (OAuth 2.1 4.3.1: "The requested scope MUST NOT include any scope not
 // originally granted by the resource owner").
 func (st *State) refreshWider(ctx context.Context) error {
-	as := &st.authz.as
-	granted, _ := as.token.String("scope")
-	if granted == "" {
-		granted = as.scope
-	}
-	scope := strings.TrimSpace(granted + " " + widerScope)
-	return st.tokenRequest(ctx, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.clientID},
-		"resource": {st.endpoint()}, "scope": {scope}})
+	form := st.refreshForm()
+	form.Set("scope", strings.TrimSpace(st.grantedScope()+" "+widerScope))
+	return st.tokenRequest(ctx, form)
 }
 
-// refreshNotWider: a refusal (invalid_scope is "exceeds the scope granted
-// by the resource owner", OAuth 2.1 3.2.4) keeps the grant as it was; so
-// does a token whose scope leaves the new one out. A token response without
-// scope says it is "identical to the scope requested" (3.2.3), the new one
-// included.
+// refreshNotWider: refresh tokens "MUST be bound to the scope and resource
+// servers as consented by the resource owner" (OAuth 2.1 3.2.3). A refusal
+// (invalid_scope is "exceeds the scope granted by the resource owner",
+// 3.2.4) keeps the binding; so does a token whose scope leaves the new one
+// out. A token response without scope says it is "identical to the scope
+// requested" (3.2.3), the new one included.
 func (st *State) refreshNotWider() error {
 	r := st.authz.as.token
 	if r == nil {
@@ -1220,7 +1234,7 @@ func (st *State) refreshNotWider() error {
 	}
 	scope, present := r.JSON["scope"].(string)
 	if !present || slices.Contains(strings.Fields(scope), widerScope) {
-		return st.depart("refresh with a scope never granted (OAuth 2.1 4.3.1, 3.2.3)", "a refusal, or a token whose scope leaves "+widerScope+" out",
+		return st.depart("refresh with a scope never granted (OAuth 2.1 3.2.3)", "a refusal, or a token whose scope leaves "+widerScope+" out",
 			describeOAuth(r), r.Exchange)
 	}
 	return nil
