@@ -33,6 +33,21 @@ Feature: 1 What the service does
     Then the tool result is not an error
     And the capabilities include "stat"
 
+  Scenario Outline: afs_stat lists an operation the same path has just served: <operation>
+    Given a caller allowed to perform <operation>
+    When the caller attempts the operation <operation> on <path>
+    Then the call succeeded, which shows its provider implements the operation
+    Given a caller allowed to call {tools.stat}
+    When the caller calls {tools.stat} on <path>
+    Then the tool result is not an error
+    And the capabilities include "<operation>"
+
+    @SVC-4
+    Examples:
+      | operation | path             |
+      | read      | {paths.open}     |
+      | list      | {paths.open_dir} |
+
   @SVC-6
   Scenario: A path the host opened to network clients can be read
     Given a caller allowed to call {tools.read}

@@ -30,6 +30,13 @@ Feature: 3 Time windows
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result
 
+  @TIME-1 @OAUTH-4
+  Scenario: A device code polled at once, before anyone approves it, is still pending
+    Given a registered client
+    And a device authorization for the registered client
+    When the client polls the token endpoint
+    Then the device code is still pending: authorization_pending or slow_down, or a credential
+
   @TIME-1 @OAUTH-4 @needs-time
   Scenario: A device code is still accepted just inside its five-minute window
     Given a registered client

@@ -44,6 +44,29 @@ Feature: 5 Authentication
       | logging/setLevel       |
       | conform/no-such-method |
 
+  # Source 5.3 fixes which methods an anonymous caller may use, not how a host
+  # refuses one inside a JSON-RPC batch: it may refuse the whole batch, answer
+  # each request on its own, or refuse batches altogether (MCP 2025-06-18
+  # removed them). Only what the refused call leaves undone is judged: no
+  # result for it, and the file it would write unchanged. The marker written
+  # first, and read back, shows that the run can see a write.
+  @AUTH-3 @needs-credential
+  Scenario: An anonymous batch cannot carry a privileged call behind an allowed one
+    Given a caller with the target's credential
+    When the caller writes a fresh marker to {paths.writable}
+    And the caller calls {tools.read} on {paths.writable}
+    Then the tool result shows the marker, so the run can see what a write did
+    Given an anonymous caller
+    When the caller posts to /mcp with Content-Type "application/json":
+      """
+      [{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}},
+       {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"{tools.write}","arguments":{"path":"{paths.writable}","content":"smuggled by the conformance suite\n"}}}]
+      """
+    Then the reply carries no JSON-RPC result for the request with id 2
+    Given a caller with the target's credential
+    When the caller calls {tools.read} on {paths.writable}
+    Then the tool result still shows the marker and not "smuggled by the conformance suite"
+
   @AUTH-3 @T401-5
   Scenario: An anonymous call to a privileged tool answers 401
     Given an anonymous tools/list answers 200 with a JSON-RPC result
@@ -78,6 +101,31 @@ Feature: 5 Authentication
     Then tools/list names {tools.write}
     When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 401
+
+  # Source 5.1: credentials are presented in the Authorization header, so
+  # one in the URI query string (RFC 6750's access_token form) is no
+  # credential; how the host refuses the call is not judged beyond that.
+  @AUTH-1 @needs-credential
+  Scenario: A credential in the URI query string gives no more than no credential
+    Given a caller with the target's credential
+    When the caller writes a fresh marker to {paths.writable}
+    Given an anonymous caller
+    When the caller calls {tools.write} on {paths.writable} with the target's credential in the URI query string, not in the Authorization header
+    Then the HTTP status is a 4xx
+    And the reply carries no JSON-RPC result
+
+  Scenario Outline: A credential does not close a path the host opened: <operation>
+    Given a caller with the target's credential
+    When the caller attempts the operation <operation> on <path>
+    Then the HTTP status is 200
+    And the tool result is not an error
+
+    @AUTH-7 @needs-credential
+    Examples:
+      | operation | path             |
+      | read      | {paths.open}     |
+      | list      | {paths.open_dir} |
+      | stat      | {paths.open}     |
 
   @AUTH-6
   Scenario: The method allowlist is decided before the path policy

@@ -32,6 +32,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
       | an empty bearer token     | Bearer                                  |
       | another scheme            | Basic Y29uZm9ybTpjb25mb3Jt              |
       | a token with no scheme    | conform-unknown-credential-7f3a9        |
+      | an empty header           |                                         |
 
   @T401-4 @T401-6
   Scenario: An anonymous method off the allowlist answers the same 401

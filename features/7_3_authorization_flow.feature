@@ -38,6 +38,13 @@ Feature: 7.3 Authorization-flow failures
       | javascript            | javascript:alert(1)     |
       | a relative reference  | /relative/cb            |
 
+  # Source 4, rule 1: every entry must be one of the three kinds, so one
+  # unsupported entry after a supported one is refused as it is alone.
+  @OAUTH-3 @EP-6
+  Scenario: A registration is refused when any one of its redirect URIs is unsupported
+    When a client registers with redirect_uris ["https://app.example/cb", "http://app.example/cb"]
+    Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and a description beginning "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
+
   Scenario Outline: A registration with a supported redirect URI returns a client_id: <kind>
     When a client registers with redirect_uris ["<uri>"]
     Then the registration succeeds with a client_id

@@ -125,6 +125,21 @@ const (
 	// ContentToolsMissing leaves the content tools out of tools/list
 	// although collections are declared (SVC-5).
 	ContentToolsMissing Break = "content-tools-missing"
+	// BatchGatedByFirst answers batches, judging gates 1 and 2 on the first
+	// request alone and applying that verdict to every request (AUTH-3).
+	BatchGatedByFirst Break = "batch-gated-by-first"
+	// EmptyHeaderAnonymous treats an Authorization header sent empty as no
+	// header at all (T401-7).
+	EmptyHeaderAnonymous Break = "empty-header-anonymous"
+	// QueryCredentialAccepted takes the credential from the access_token
+	// query parameter when no Authorization header is sent (AUTH-1).
+	QueryCredentialAccepted Break = "query-credential-accepted"
+	// CredentialClosesOpenPath refuses the owner's credential on /public,
+	// which the networkRead rule opens to anonymous callers (AUTH-7).
+	CredentialClosesOpenPath Break = "credential-closes-open-path"
+	// CapabilitiesOnlyStat lists only stat among afs_stat's capabilities,
+	// though the provider serves read and list too (SVC-4).
+	CapabilitiesOnlyStat Break = "capabilities-only-stat"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -142,6 +157,7 @@ func MCPBreaks() []Break {
 		DiscoveryMissing, ListRefused, PingAllowed, InitializeRefused, ResourcesListRefused,
 		PathToolsUnknown, ListedStatAnswers404, NothingAfterPath, RejectedCredentialReachesPolicy,
 		ProviderBeforePolicy, NotFoundBeforePolicy, DotDotOpensPath, DecodesAfterPolicy,
-		ContentToolsMissing,
+		ContentToolsMissing, BatchGatedByFirst, EmptyHeaderAnonymous, QueryCredentialAccepted,
+		CredentialClosesOpenPath, CapabilitiesOnlyStat,
 	}
 }

@@ -59,6 +59,19 @@ var _ = Describe("the fake host", func() {
 		Expect(resp.StatusCode).To(Equal(http.StatusUnauthorized))
 	})
 
+	It("answers an anonymous batch request by request as the Other host, refusing what the allowlist does not admit", func() {
+		_, srv := serve(fakehost.MCPOptions{Other: true})
+		batch := `[` + toolsList + `,{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"afs_write","arguments":{"path":"/overlay/scratch.txt","content":"x"}}}]`
+		resp, body := post(srv, nil, batch)
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		var answers []map[string]json.RawMessage
+		Expect(json.Unmarshal([]byte(body), &answers)).To(Succeed())
+		Expect(answers).To(HaveLen(2))
+		Expect(answers[0]).To(HaveKey("result"))
+		Expect(answers[1]).To(HaveKey("error"))
+		Expect(answers[1]).NotTo(HaveKey("result"))
+	})
+
 	It("keeps sessions in Sessions mode, after the gates", func() {
 		h, srv := serve(fakehost.MCPOptions{Mode: fakehost.Sessions})
 		resp, _ := post(srv, nil, initialize)

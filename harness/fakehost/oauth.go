@@ -91,6 +91,12 @@ const (
 	// ExpiredTokenEarly answers expired_token to a pending device code after
 	// four minutes, inside the five-minute window (TIME-1).
 	ExpiredTokenEarly OAuthBreak = "expired-token-early"
+	// FirstRedirectURIOnly judges only the first entry of redirect_uris
+	// (OAUTH-3, EP-6).
+	FirstRedirectURIOnly OAuthBreak = "first-redirect-uri-only"
+	// PendingCodeInvalid answers a device code nobody approved yet as
+	// invalid_grant, as if its window had ended (TIME-1).
+	PendingCodeInvalid OAuthBreak = "pending-code-invalid"
 )
 
 // OAuthBreaks returns every OAuth-side departure, in the order declared.
@@ -103,6 +109,7 @@ func OAuthBreaks() []OAuthBreak {
 		MetadataMissing, KnownGrantsUnsupported, CredentialExpires, LifetimeTooShort, ThrottleLocksOutClients,
 		RedirectDescriptionReworded, UnsupportedGrantVague, AcceptsHTTPOffLoopback, AcceptsJavascript,
 		AcceptsRelative, RejectsHTTPS, RejectsIPv4Loopback, RejectsPrivateUse, ExpiredTokenEarly,
+		FirstRedirectURIOnly, PendingCodeInvalid,
 	}
 }
 
@@ -325,7 +332,11 @@ func (o *OAuth) register(w http.ResponseWriter, r *http.Request) {
 		o.fail(w, http.StatusBadRequest, code, desc)
 		return
 	}
-	for _, u := range body.RedirectURIs {
+	judged := body.RedirectURIs
+	if o.broken(FirstRedirectURIOnly) && len(judged) > 1 {
+		judged = judged[:1]
+	}
+	for _, u := range judged {
 		if !o.redirectAllowed(u) {
 			desc := badRedirectURI + " (refused: " + u + ")"
 			if o.broken(RedirectDescriptionReworded) {
@@ -523,6 +534,10 @@ func (o *OAuth) deviceToken(w http.ResponseWriter, r *http.Request) {
 	}
 	if !d.approved && o.broken(ExpiredTokenEarly) && now.Sub(d.issued) >= 4*time.Minute {
 		o.fail(w, http.StatusBadRequest, "expired_token", "The device code has expired")
+		return
+	}
+	if !d.approved && o.broken(PendingCodeInvalid) {
+		o.fail(w, http.StatusBadRequest, "invalid_grant", "Invalid or expired device_code")
 		return
 	}
 	if !d.approved {

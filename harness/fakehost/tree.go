@@ -99,7 +99,8 @@ func (h *Host) call(tool, raw, content string, who caller) map[string]any {
 	}
 	// Source 5.7: a credential never opens a path; only the host's own
 	// declarations do.
-	if !h.opened(m, op) && !(who.owner && h.broken(OwnerBypassesPathPolicy)) {
+	closedToOwner := who.owner && m != nil && m.prefix == "/public" && h.broken(CredentialClosesOpenPath)
+	if closedToOwner || !h.opened(m, op) && !(who.owner && h.broken(OwnerBypassesPathPolicy)) {
 		explanation := forbidden[op]
 		if h.broken(textBreaks[op]) {
 			explanation = strings.Replace(explanation, "cannot", "may not", 1)
@@ -216,6 +217,9 @@ func (h *Host) stat(p string, m *mount, isDir bool, size int) map[string]any {
 	}
 	provider := map[string]any{"name": m.provider}
 	caps := slices.Clone(m.implements)
+	if h.broken(CapabilitiesOnlyStat) {
+		caps = []string{"stat"}
+	}
 	if h.broken(CapabilitiesListUnsupported) && !slices.Contains(caps, "write") {
 		caps = append(caps, "write")
 	}

@@ -101,8 +101,14 @@ func New(endpoint string, hc *http.Client) *Client {
 	return &Client{endpoint: endpoint, hc: hc, sessions: map[string]*session{}}
 }
 
+// EmptyAuthorization, given as auth, sends an Authorization header with an
+// empty value: a header that is present but carries no credential, which is
+// not the same as no header (source 7.2, "a header was sent but is
+// malformed").
+const EmptyAuthorization = "\x00empty"
+
 // Call sends one JSON-RPC request (auth is the whole Authorization header
-// value, "" for none; params may be nil). It returns an error only when no
+// value, "" for none, EmptyAuthorization for an empty one; params may be nil). It returns an error only when no
 // HTTP response could be had (transport failure, context) or the harness
 // itself failed; any HTTP status is a Reply.
 //
@@ -360,7 +366,11 @@ func (c *Client) post(ctx context.Context, auth, contentType string, body []byte
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", acceptBoth)
-	if auth != "" {
+	switch auth {
+	case "":
+	case EmptyAuthorization:
+		req.Header["Authorization"] = []string{""}
+	default:
 		req.Header.Set("Authorization", auth)
 	}
 	if st.id != "" {

@@ -164,6 +164,21 @@ func readReply(resp *http.Response, want string) ([]byte, *Message) {
 	return raw, nil
 }
 
+// ResponseTo returns the JSON-RPC response in the reply, JSON or event
+// stream, whose id is id (compact JSON, such as 2 or "a"), or nil. A batch
+// answered in one body has one response per request it holds; this finds
+// the one a given request got.
+func (r *Reply) ResponseTo(id string) *Message {
+	if r == nil {
+		return nil
+	}
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if mediaType == "text/event-stream" {
+		return readEvents(bytes.NewReader(r.Body), id)
+	}
+	return pick(r.Body, id)
+}
+
 // pick returns the response matching want from a JSON-RPC message or batch.
 func pick(raw []byte, want string) *Message {
 	raw = bytes.TrimSpace(raw)

@@ -31,27 +31,27 @@ type departure struct {
 // the table below.
 var departures = map[fakehost.Break]departure{
 	fakehost.ChallengeMissing: {
-		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{"no such header"},
 	},
 	fakehost.ChallengeWithoutResourceMetadata: {
-		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`Bearer realm="fake \"host\""`},
 	},
 	fakehost.ChallengeWrongResourceMetadata: {
-		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{`resource_metadata="{base}/.well-known/oauth-authorization-server"`},
 	},
 	fakehost.BodyNotUnauthorized: {
-		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme},
+		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme},
 		expected: []string{`"Unauthorized"`},
 		actual:   []string{"invalid_token"},
 	},
 	fakehost.BodyDiffersByCause: {
-		fails:    []string{t401OffList, epLookupLast, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401Peer},
+		fails:    []string{t401OffList, epLookupLast, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, t401Peer},
 		expected: []string{`{\"error\":\"Unauthorized\"}`},
 		actual:   []string{"error_description", "method not on the anonymous allowlist"},
 	},
@@ -61,7 +61,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"text/plain"},
 	},
 	fakehost.RefusalCarriesResult: {
-		fails:    []string{shapeGates, epLookupLast, authPeer, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authGateOrder, authCredentialOrder, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer},
+		fails:    []string{shapeGates, epLookupLast, authPeer, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authGateOrder, authCredentialOrder, t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, t401OffList, t401Peer, authQuery},
 		expected: []string{"no JSON-RPC result"},
 		actual:   []string{"HTTP 401 with a JSON-RPC result"},
 	},
@@ -76,7 +76,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with JSON-RPC error", "unknown tool conform_unlisted_tool_0"},
 	},
 	fakehost.AnonymousPrivilegedReachesTool: {
-		fails:    []string{authPrivileged, epLookupLast, authEveryPrivileged, authListed, authGateOrder, shapeGates, t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous},
+		fails:    []string{authPrivileged, epLookupLast, authEveryPrivileged, authListed, authGateOrder, shapeGates, t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous, authQuery},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -101,7 +101,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
 	fakehost.MalformedCredentialAnonymous: {
-		fails:    []string{t401Basic, t401Empty, t401NoScheme},
+		fails:    []string{t401Basic, t401Empty, t401EmptyHeader, t401NoScheme},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
 	},
@@ -141,14 +141,16 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"false"},
 	},
 	fakehost.NetworkReadIgnored: {
-		fails:    []string{svcRead, svcList, svcStat, epCall, afsMissingRead, afsMissingStat, afsParent, diagSucceeds, diagMissing},
+		fails:    []string{svcRead, svcList, svcStat, epCall, afsMissingRead, afsMissingStat, afsParent, diagSucceeds, diagMissing, authOpenRead, authOpenList, authOpenStat},
 		expected: []string{"false"},
 		actual:   []string{"AFS_FORBIDDEN: Forbidden at /public/readme.md"},
+		notRun:   []string{svcCapsRead, svcCapsList},
 	},
 	fakehost.OverlayWriteForbidden: {
 		fails:    []string{authCredential, diagCredential, diagProvider},
 		expected: []string{"false"},
 		actual:   []string{"AFS_FORBIDDEN: Forbidden at /overlay/scratch.txt"},
+		notRun:   []string{authBatch, authQuery},
 	},
 	fakehost.ContentToolsWithoutCollections: {
 		fails:    []string{svcContent},
@@ -156,7 +158,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"search_content", "list_content", "get_content"},
 	},
 	fakehost.CapabilitiesMissing: {
-		fails:    []string{svcStat, shapeCaps, diagProvider},
+		fails:    []string{svcStat, shapeCaps, diagProvider, svcCapsRead, svcCapsList},
 		expected: []string{"a capabilities list"},
 		actual:   []string{"/public/readme.md is a file"},
 	},
@@ -181,7 +183,7 @@ var departures = map[fakehost.Break]departure{
 		actual:   []string{"AFS_NOT_IMPLEMENTED: the docs provider has no write operation"},
 	},
 	fakehost.ToolsListFails: {
-		fails:    []string{svcDiscover, svcContent, epToolsList, epLookupLast, authCredential, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authEveryListed, authListed, authReachesPath, authPolicyOrder, shapeProvider, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagSucceeds, diagUnlisted, diagRejected, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
+		fails:    []string{svcDiscover, svcContent, epToolsList, epLookupLast, authCredential, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffLogging, authOffUnknown, authPrivileged, authEveryListed, authListed, authReachesPath, authPolicyOrder, shapeProvider, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, diagSucceeds, diagUnlisted, diagRejected, diagAnonymous, diagPeer, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing, authOpenRead, authOpenList, authOpenStat},
 		expected: []string{"200"},
 		actual:   []string{"HTTP 500"},
 	},
@@ -192,7 +194,7 @@ var departures = map[fakehost.Break]departure{
 		fails:    []string{authEveryAllowlisted},
 		expected: []string{"HTTP 200 with a JSON-RPC result"},
 		actual:   []string{"HTTP 401"},
-		notRun:   []string{svcList, afsAdmittedList, afsParent},
+		notRun:   []string{svcCapsList, svcList, afsAdmittedList, afsParent},
 	},
 	fakehost.PingAllowed: {
 		fails:    []string{authOffPing},
@@ -213,15 +215,15 @@ var departures = map[fakehost.Break]departure{
 		fails: []string{shapePolicy, svcDiscover, svcList, svcStat, svcRead, epCall, epLookupLast, authCredential, authPrivileged,
 			authEveryPrivileged, authEveryAllowlisted, authListed, authGateOrder, authReachesPath, authPolicyOrder, authLookupOrder,
 			spellDotDot, spellDouble, spellDot, spellTrailing, spellEncoded, spellEncodedDots, shapeGates, shapeProvider, shapeCaps,
-			t401Challenge, t401Unknown, t401Empty, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, afsAdmittedRead,
+			t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, afsAdmittedRead,
 			afsAdmittedList, afsAdmittedStat, afsOwnerWrite, afsOwnerRead, afsOwnerList, afsOwnerStat, afsMissingRead, afsMissingStat,
-			afsParent, diagSucceeds, diagAnonymous, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing},
+			afsParent, diagSucceeds, diagAnonymous, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing, authOpenRead, authOpenList, authOpenStat},
 		expected: []string{"tools/list, asked by the same caller, names afs_read", "a name the host does not know answers 401"},
 		actual:   []string{"tools/list names echo", "the unknown name conform_unlisted_tool_0 answered HTTP 200 with a JSON-RPC result"},
-		notRun:   []string{authEveryListed},
+		notRun:   []string{authEveryListed, svcCapsRead, svcCapsList, authBatch, authQuery},
 	},
 	fakehost.ListedStatAnswers404: {
-		fails:    []string{authEveryListed, svcStat, authEveryAllowlisted, shapeCaps, afsAdmittedStat, afsOwnerStat, afsMissingStat, diagProvider},
+		fails:    []string{authEveryListed, svcStat, authEveryAllowlisted, shapeCaps, afsAdmittedStat, afsOwnerStat, afsMissingStat, diagProvider, svcCapsRead, svcCapsList, authOpenStat},
 		expected: []string{"a JSON-RPC result (an allowlisted tool) or HTTP 401 (a privileged tool)"},
 		actual:   []string{"HTTP 404"},
 	},
@@ -265,6 +267,31 @@ var departures = map[fakehost.Break]departure{
 		expected: []string{"200"},
 		actual:   []string{"404"},
 	},
+	fakehost.BatchGatedByFirst: {
+		fails:    []string{authBatch},
+		expected: []string{"no JSON-RPC result"},
+		actual:   []string{"a result for it"},
+	},
+	fakehost.EmptyHeaderAnonymous: {
+		fails:    []string{t401EmptyHeader},
+		expected: []string{"401"},
+		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+	},
+	fakehost.QueryCredentialAccepted: {
+		fails:    []string{authQuery},
+		expected: []string{"a 4xx status"},
+		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+	},
+	fakehost.CredentialClosesOpenPath: {
+		fails:    []string{authOpenRead, authOpenList, authOpenStat},
+		expected: []string{"false"},
+		actual:   []string{"AFS_FORBIDDEN: Forbidden at /public"},
+	},
+	fakehost.CapabilitiesOnlyStat: {
+		fails:    []string{svcCapsRead, svcCapsList},
+		expected: []string{`include "read"`},
+		actual:   []string{"[stat]"},
+	},
 }
 
 // breakEntries makes one table entry per Break the fake host offers, so a
@@ -281,11 +308,22 @@ func breakEntries() []TableEntry {
 	return entries
 }
 
-// usesCredential says whether a scenario sends an Authorization header.
+// usesCredential says whether the caller at the failing step of a scenario
+// sends an Authorization header: the last caller named before it.
 func usesCredential(r outcome.Result) bool {
-	return slices.ContainsFunc(r.Steps, func(s outcome.Step) bool {
-		return strings.HasPrefix(s.Text, "a caller with") || strings.HasPrefix(s.Text, "a caller presenting")
-	})
+	credential := false
+	for _, s := range r.Steps {
+		switch {
+		case strings.HasPrefix(s.Text, "a caller with") || strings.HasPrefix(s.Text, "a caller presenting"):
+			credential = true
+		case strings.HasPrefix(s.Text, "an anonymous caller"):
+			credential = false
+		}
+		if s.Status == "failed" {
+			break
+		}
+	}
+	return credential
 }
 
 // expectMasked checks that no credential of the host is shown anywhere in the

@@ -105,7 +105,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		for _, res := range r.run.Results {
 			Expect(res.Status).To(Equal(outcome.Passed), "%s: %s %v", res.ID, res.Reason, res.Departure)
 		}
-		Expect(r.run.Results).To(HaveLen(30))
+		Expect(r.run.Results).To(HaveLen(32))
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitPassed))
 	})
 
@@ -158,6 +158,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 			flow73 + "Any other grant type is refused as unsupported: password",
 			flow73 + "Any other grant type is refused as unsupported: client_credentials",
 			flow73 + "Any other grant type is refused as unsupported: urn:ietf:params:oauth:grant-type:jwt-bearer",
+			time3 + "A device code polled at once, before anyone approves it, is still pending",
 		},
 		fakehost.ErrorsAsHTML: {
 			time3 + "A credential from the device grant is kept to be used again at the end of the run",
@@ -179,6 +180,8 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 			flow73 + "The token endpoint supports the authorization_code grant",
 			flow73 + "The token endpoint supports the refresh_token grant",
 			flow73 + "Authorization-flow errors are served as JSON",
+			time3 + "A device code polled at once, before anyone approves it, is still pending",
+			flow73 + "A registration is refused when any one of its redirect URIs is unsupported",
 		},
 		fakehost.ErrorsAsText: {
 			flow73 + "Authorization-flow errors are served as JSON",
@@ -227,6 +230,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 			flow73 + "A registration with an unsupported redirect URI is refused: ftp",
 			flow73 + "A registration with an unsupported redirect URI is refused: javascript",
 			flow73 + "A registration with an unsupported redirect URI is refused: a relative reference",
+			flow73 + "A registration is refused when any one of its redirect URIs is unsupported",
 		},
 		fakehost.UnsupportedGrantVague: {
 			flow73 + "Any other grant type is refused as unsupported: password",
@@ -235,6 +239,7 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 		},
 		fakehost.AcceptsHTTPOffLoopback: {
 			flow73 + "A registration with an unsupported redirect URI is refused: http off the loopback",
+			flow73 + "A registration is refused when any one of its redirect URIs is unsupported",
 		},
 		fakehost.AcceptsJavascript: {
 			flow73 + "A registration with an unsupported redirect URI is refused: javascript",
@@ -264,12 +269,20 @@ var _ = Describe("the OAuth-side features against the fake host", func() {
 			flow73 + "Authorization-flow errors are served as JSON",
 			lim8 + "A client that registers at every start is eventually throttled",
 			lim8 + "A client that registered once keeps its client_id once the address is throttled",
+			time3 + "A device code polled at once, before anyone approves it, is still pending",
 		},
 		fakehost.RejectsPrivateUse: {
 			flow73 + "A registration with a supported redirect URI returns a client_id: a private-use scheme",
 		},
 		fakehost.ExpiredTokenEarly: {
 			time3 + "A device code is still accepted just inside its five-minute window",
+		},
+		fakehost.FirstRedirectURIOnly: {
+			flow73 + "A registration is refused when any one of its redirect URIs is unsupported",
+		},
+		fakehost.PendingCodeInvalid: {
+			time3 + "A device code is still accepted just inside its five-minute window",
+			time3 + "A device code polled at once, before anyone approves it, is still pending",
 		},
 	}
 

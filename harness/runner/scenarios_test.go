@@ -73,3 +73,15 @@ const (
 	spellEncoded         = "5_authentication.feature: No spelling of a closed path opens it: a percent-encoded separator"
 	spellEncodedDots     = "5_authentication.feature: No spelling of a closed path opens it: percent-encoded dots"
 )
+
+// The scenarios that try the inputs the easy ones leave out.
+const (
+	authBatch       = "5_authentication.feature: An anonymous batch cannot carry a privileged call behind an allowed one"
+	authQuery       = "5_authentication.feature: A credential in the URI query string gives no more than no credential"
+	authOpenRead    = "5_authentication.feature: A credential does not close a path the host opened: read"
+	authOpenList    = "5_authentication.feature: A credential does not close a path the host opened: list"
+	authOpenStat    = "5_authentication.feature: A credential does not close a path the host opened: stat"
+	t401EmptyHeader = "7_2_transport_401.feature: A rejected credential answers the same 401: an empty header"
+	svcCapsRead     = "1_service.feature: afs_stat lists an operation the same path has just served: read"
+	svcCapsList     = "1_service.feature: afs_stat lists an operation the same path has just served: list"
+)

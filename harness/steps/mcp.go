@@ -36,6 +36,7 @@ func (st *State) registerMCP(sc stepContext) {
 
 	// Preconditions that make a negative check fail for the right reason.
 	sc.Step(`^an anonymous tools/list answers 200 with a JSON-RPC result$`, st.toolsListAnswers)
+	sc.Step(`^the call succeeded, which shows its provider implements the operation$`, st.callSucceeded)
 
 	// What comes back.
 	sc.Step(`^the HTTP status is (\d+)$`, st.statusIs)
@@ -81,9 +82,15 @@ func (st *State) withPeerCredential() error {
 	return nil
 }
 
+// withHeader presents an Authorization header with the value given; an empty
+// value is a header sent empty, not an anonymous caller (source 7.2, "a
+// header was sent but is malformed").
 func (st *State) withHeader(value string) error {
 	v, err := st.expand(value)
 	st.auth = v
+	if v == "" {
+		st.auth = mcpclient.EmptyAuthorization
+	}
 	return err
 }
 
@@ -261,6 +268,20 @@ func (st *State) anonymousToolNames(ctx context.Context) ([]string, error) {
 func (st *State) toolsListAnswers(ctx context.Context) error {
 	_, err := st.anonymousToolNames(ctx)
 	return err
+}
+
+// callSucceeded is a premise: a call that did not succeed shows nothing
+// about what its provider implements, and the scenario that is about such
+// calls judges the host on it.
+func (st *State) callSucceeded() error {
+	if err := st.needReply(); err != nil {
+		return err
+	}
+	tr, err := st.reply.ToolResult()
+	if st.reply.Status != http.StatusOK || err != nil || tr.IsError {
+		return st.skip(fmt.Sprintf("the call of %s did not succeed (%s), so it shows nothing of what the provider implements", st.called, describe(st.reply)))
+	}
+	return nil
 }
 
 func (st *State) postRaw(ctx context.Context, contentType string, doc *godog.DocString) error {

@@ -197,6 +197,7 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 		})
 		steps := stepContext{sc}
 		st.registerMCP(steps)
+		st.registerEffects(steps)
 		st.registerTime(steps)
 		st.registerOAuth(steps)
 		st.registerDiagnose(steps)

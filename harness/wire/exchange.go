@@ -93,6 +93,32 @@ func MaskBody(contentType string, body []byte) string {
 	return jsonSecret.ReplaceAllString(string(body), `${1}"`+Masked+`"`)
 }
 
+// MaskURL hides credential values in a URL's query: an access token sent
+// there (RFC 6750 section 2.3, which the suite sends to see it refused), or
+// an authorization code in a redirect.
+func MaskURL(u *url.URL) string {
+	if u.RawQuery == "" {
+		return u.String()
+	}
+	v, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return u.String()
+	}
+	masked := false
+	for _, f := range secretFields {
+		if _, ok := v[f]; ok {
+			v[f] = []string{Masked}
+			masked = true
+		}
+	}
+	if !masked {
+		return u.String()
+	}
+	c := *u
+	c.RawQuery = encodeSorted(v)
+	return c.String()
+}
+
 // namesSecretField is whether body has a secret field's name in quotes, which
 // every match of jsonSecret starts with.
 func namesSecretField(body []byte) bool {
@@ -144,7 +170,7 @@ func MaskSecret(s string, secrets ...string) string {
 func Record(req *http.Request, reqBody []byte, resp *http.Response, respBody []byte, err error) Exchange {
 	ex := Exchange{
 		Method:        req.Method,
-		URL:           req.URL.String(),
+		URL:           MaskURL(req.URL),
 		RequestHeader: MaskHeader(req.Header),
 		RequestBody:   trim(MaskBody(req.Header.Get("Content-Type"), reqBody)),
 	}

@@ -1,0 +1,24 @@
+package wire_test
+
+import (
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+var _ = Describe("MaskURL", func() {
+	DescribeTable("hides credentials in the query and leaves the rest",
+		func(raw, want string) {
+			u, err := url.Parse(raw)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(wire.MaskURL(u)).To(Equal(want))
+		},
+		Entry("an access token", "http://h/mcp?access_token=s3cret", "http://h/mcp?access_token="+wire.Masked),
+		Entry("a code beside a state", "http://127.0.0.1:1/cb?state=x&code=abc", "http://127.0.0.1:1/cb?code="+wire.Masked+"&state=x"),
+		Entry("no credential", "http://h/mcp?x=1&y=2", "http://h/mcp?x=1&y=2"),
+		Entry("no query", "http://h/mcp", "http://h/mcp"),
+	)
+})
