@@ -67,6 +67,30 @@ Feature: 5 Authentication
     When the caller calls {tools.read} on {paths.writable}
     Then the tool result still shows the marker and not "smuggled by the conformance suite"
 
+  # A request whose params name a tool twice (RFC 8259 4: names SHOULD be
+  # unique, and parsers differ on which one counts) must not let the gate
+  # read one name and the tool dispatch the other. The host may refuse the
+  # request or call either tool; only an anonymous write is a departure.
+  Scenario Outline: An anonymous call naming two tools cannot reach the privileged one: <order>
+    Given a caller with the target's credential
+    When the caller writes a fresh marker to {paths.writable}
+    And the caller calls {tools.read} on {paths.writable}
+    Then the tool result shows the marker, so the run can see what a write did
+    Given an anonymous caller allowed to call {tools.read}
+    When the caller posts to /mcp with Content-Type "application/json":
+      """
+      {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"<first>","name":"<second>","arguments":{"path":"{paths.writable}","content":"smuggled by the conformance suite\n"}}}
+      """
+    Given a caller with the target's credential
+    When the caller calls {tools.read} on {paths.writable}
+    Then the tool result still shows the marker and not "smuggled by the conformance suite"
+
+    @AUTH-3 @AUTH-4 @needs-credential
+    Examples:
+      | order                 | first         | second        |
+      | the allowed one first | {tools.read}  | {tools.write} |
+      | the allowed one last  | {tools.write} | {tools.read}  |
+
   @AUTH-3 @T401-5
   Scenario: An anonymous call to a privileged tool answers 401
     Given an anonymous tools/list answers 200 with a JSON-RPC result

@@ -140,6 +140,9 @@ const (
 	// CapabilitiesOnlyStat lists only stat among afs_stat's capabilities,
 	// though the provider serves read and list too (SVC-4).
 	CapabilitiesOnlyStat Break = "capabilities-only-stat"
+	// GateReadsFirstName judges gate 1 on the first "name" of a tools/call
+	// whose params name two tools, and dispatches the last (AUTH-3).
+	GateReadsFirstName Break = "gate-reads-first-name"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -158,6 +161,6 @@ func MCPBreaks() []Break {
 		PathToolsUnknown, ListedStatAnswers404, NothingAfterPath, RejectedCredentialReachesPolicy,
 		ProviderBeforePolicy, NotFoundBeforePolicy, DotDotOpensPath, DecodesAfterPolicy,
 		ContentToolsMissing, BatchGatedByFirst, EmptyHeaderAnonymous, QueryCredentialAccepted,
-		CredentialClosesOpenPath, CapabilitiesOnlyStat,
+		CredentialClosesOpenPath, CapabilitiesOnlyStat, GateReadsFirstName,
 	}
 }

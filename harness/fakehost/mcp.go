@@ -83,6 +83,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Method == "tools/call" {
 		_ = json.Unmarshal(req.Params, &tool)
+		if h.broken(GateReadsFirstName) {
+			tool.Name = firstName(req.Params)
+		}
 	}
 
 	who, refused := h.gates(r, req, tool.Name, parsed)
@@ -457,4 +460,29 @@ func (h *Host) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": "fakehost", "url": baseURL(r) + "/mcp"})
+}
+
+// firstName returns the first "name" member of a params object, where
+// encoding/json keeps the last: a gate that reads one and a dispatcher that
+// reads the other (GateReadsFirstName).
+func firstName(params json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(params))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		var name string
+		if key == "name" && json.Unmarshal(v, &name) == nil {
+			return name
+		}
+	}
+	return ""
 }

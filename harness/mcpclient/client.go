@@ -203,7 +203,8 @@ func (c *Client) initializeParams() map[string]any {
 // Send posts a raw body with the given Content-Type ("" sends none), for
 // bad-input checks: malformed JSON, batches, wrong content types, huge bodies.
 // To a 2026-07-28 server it adds the headers the body lets it mirror and
-// leaves the body as it is; to an earlier one (or one whose revision no reply
+// the _meta of that revision to a request's params, leaving the rest of
+// the body as it is; to an earlier one (or one whose revision no reply
 // has shown yet) it does the session handshake like Call. Since the client
 // cannot know the body's ids, Reply.Message is the first JSON-RPC response in
 // the reply.
@@ -216,6 +217,7 @@ func (c *Client) Send(ctx context.Context, auth string, contentType string, body
 		_, _ = c.Call(ctx, "", "tools/list", map[string]any{})
 	}
 	if c.Revision() == Modern {
+		body = withMeta(body)
 		return c.post(ctx, auth, contentType, body, state{header: mirrored(body)}, "")
 	}
 	return c.exchange(ctx, auth, contentType, func() ([]byte, string, error) { return body, "", nil })

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -229,6 +230,54 @@ func (c *Client) modernRequest(method string, params any) ([]byte, string, http.
 // mirrored returns the 2026-07-28 headers for a body: the version always;
 // Mcp-Method and, for the methods that name something, Mcp-Name, when the
 // body is one JSON-RPC message whose members can be read.
+// withMeta gives a raw body's params the _meta a 2026-07-28 request carries
+// (transport, "Protocol Version Header": the header must match it), as text,
+// so that the rest of the body, duplicate members and all, stays as the
+// caller wrote it. A body that is not one request with a params object, or
+// whose params hold _meta already, is left as it is.
+func withMeta(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return body
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return body
+		}
+		if key != "params" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return body
+			}
+			continue
+		}
+		at := int(dec.InputOffset())
+		for at < len(body) && strings.ContainsRune(" \t\r\n:", rune(body[at])) {
+			at++
+		}
+		var params map[string]json.RawMessage
+		if at >= len(body) || body[at] != '{' || dec.Decode(&params) != nil {
+			return body
+		}
+		if _, ok := params["_meta"]; ok {
+			return body
+		}
+		meta, err := json.Marshal(map[string]any{metaVersion: Modern, metaCapabilities: map[string]any{}, metaClientInfo: clientInfo})
+		if err != nil {
+			return body
+		}
+		insert := append([]byte(`"_meta":`), meta...)
+		if len(params) > 0 {
+			insert = append(insert, ',')
+		}
+		out := append([]byte{}, body[:at+1]...)
+		out = append(out, insert...)
+		return append(out, body[at+1:]...)
+	}
+	return body
+}
+
 func mirrored(body []byte) http.Header {
 	h := http.Header{}
 	h.Set(VersionHeader, Modern)

@@ -153,15 +153,18 @@ var _ = Describe("Revision negotiation", func() {
 		Expect(r.ProtocolRefusal()).To(ContainSubstring("protocol version"))
 	})
 
-	It("mirrors what it can of a raw body once the server is known to speak 2026-07-28", func() {
+	It("mirrors what it can of a raw body once the server is known to speak 2026-07-28, and gives its params the _meta", func() {
 		host := newHost(modernOnly)
 		c := mcpclient.New(host.endpoint(), host.Client())
 		r, err := c.Send(GinkgoT().Context(), "", "application/json", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Status).To(Equal(http.StatusBadRequest))
 		Expect(host.methods()).To(Equal([]string{"tools/list", "tools/list"}), "a call that can tell the revision goes first")
-		Expect(r.Status).To(Equal(http.StatusBadRequest), "the raw body carries no _meta")
+		Expect(r.Status).To(Equal(http.StatusOK))
 		Expect(r.Last().RequestHeader).To(HaveKeyWithValue("Mcp-Method", []string{"tools/list"}))
+
+		r, err = c.Send(GinkgoT().Context(), "", "application/json", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Status).To(Equal(http.StatusBadRequest), "a body without params is sent as it is, so carries no _meta")
 	})
 
 	It("probes with server/discover, or with initialize an earlier server, carrying the extra headers", func() {

@@ -76,12 +76,14 @@ const (
 
 // The scenarios that try the inputs the easy ones leave out.
 const (
-	authBatch       = "5_authentication.feature: An anonymous batch cannot carry a privileged call behind an allowed one"
-	authQuery       = "5_authentication.feature: A credential in the URI query string gives no more than no credential"
-	authOpenRead    = "5_authentication.feature: A credential does not close a path the host opened: read"
-	authOpenList    = "5_authentication.feature: A credential does not close a path the host opened: list"
-	authOpenStat    = "5_authentication.feature: A credential does not close a path the host opened: stat"
-	t401EmptyHeader = "7_2_transport_401.feature: A rejected credential answers the same 401: an empty header"
-	svcCapsRead     = "1_service.feature: afs_stat lists an operation the same path has just served: read"
-	svcCapsList     = "1_service.feature: afs_stat lists an operation the same path has just served: list"
+	authBatch         = "5_authentication.feature: An anonymous batch cannot carry a privileged call behind an allowed one"
+	authQuery         = "5_authentication.feature: A credential in the URI query string gives no more than no credential"
+	authOpenRead      = "5_authentication.feature: A credential does not close a path the host opened: read"
+	authOpenList      = "5_authentication.feature: A credential does not close a path the host opened: list"
+	authOpenStat      = "5_authentication.feature: A credential does not close a path the host opened: stat"
+	t401EmptyHeader   = "7_2_transport_401.feature: A rejected credential answers the same 401: an empty header"
+	svcCapsRead       = "1_service.feature: afs_stat lists an operation the same path has just served: read"
+	svcCapsList       = "1_service.feature: afs_stat lists an operation the same path has just served: list"
+	authTwoNamesFirst = "5_authentication.feature: An anonymous call naming two tools cannot reach the privileged one: the allowed one first"
+	authTwoNamesLast  = "5_authentication.feature: An anonymous call naming two tools cannot reach the privileged one: the allowed one last"
 )
