@@ -38,5 +38,6 @@ func listCommand(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "tag expression")
 	cmd.Flags().StringVar(&pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
+	completePack(cmd)
 	return cmd
 }

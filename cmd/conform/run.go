@@ -25,6 +25,7 @@ import (
 type runFlags struct {
 	target, profile, tags, format, expected, pack string
 	strict                                        bool
+	connection                                    connectionFlags
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -60,6 +61,8 @@ credential refused; 3 none failed but some could not run.`,
 	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
 	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs (as conform list prints them) that may fail without failing the run")
+	f.connection.bind(fl)
+	completeRun(cmd)
 	return cmd
 }
 
@@ -81,11 +84,18 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err := runner.CheckSelection(f.pack, sections); err != nil {
 		return usage("%v", err)
 	}
+	connection, err := f.connection.parse(stderr)
+	if err != nil {
+		return usage("%v", err)
+	}
 	t, closeTarget, err := chooseTarget(ctx, f, stderr)
 	if err != nil {
 		return err
 	}
 	defer closeTarget()
+	if !t.InProcess {
+		t.Connect(connection)
+	}
 
 	// The pre-flight: first whether this is a tool host at all, so that no
 	// sign-in is tried against something that is not one; then the
