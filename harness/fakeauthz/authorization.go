@@ -105,7 +105,8 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		RedirectURIs []string `json:"redirect_uris"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		ApplicationType string   `json:"application_type"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] || h.breaks[ConfidentialOnly] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
@@ -125,6 +126,7 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	id := random()
 	h.mu.Lock()
 	h.clients[id] = body.RedirectURIs
+	h.native[id] = body.ApplicationType == "native"
 	h.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
 }
@@ -142,12 +144,13 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	h.mu.Lock()
 	uris, known := h.clients[q.Get("client_id")]
+	native := h.native[q.Get("client_id")]
 	h.mu.Unlock()
 	if !known && h.breaks[UnknownClientRedirected] {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}
 	redirectURI := q.Get("redirect_uri")
-	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
+	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && (native || !h.breaks[LoopbackPortsNativeOnly]) && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
 	if h.breaks[RedirectPrefixMatched] {
 		registered = registered || slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
 	}

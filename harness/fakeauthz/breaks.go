@@ -225,6 +225,12 @@ const (
 	// resource at the token endpoint may: which resource the token is for
 	// cannot be seen, and REFRESH-5 is not run.
 	RefreshResourceIgnored Break = "refresh-resource-ignored"
+	// LoopbackPortsNativeOnly lets a loopback redirect URI take another port
+	// only for a client registered with application_type native, as an
+	// OpenID provider may: RFC 8252 7.3 is a rule for native apps, and
+	// a registration without application_type is a web client's (OpenID
+	// Connect Dynamic Client Registration 1.0, section 2).
+	LoopbackPortsNativeOnly Break = "loopback-ports-native-only"
 )
 
 // stopsAfter is how many requests a StopsAnswering server answers.
