@@ -19,7 +19,9 @@ import (
 // code is an issued authorization code.
 type code struct {
 	clientID, redirectURI, challenge, resource string
-	used                                       bool
+	// plain: the challenge is the verifier itself (RFC 7636 4.2), for
+	// PlainHonoured.
+	plain, used bool
 }
 
 // serveAuthorization is the authorization server: OpenID Connect Discovery
@@ -183,7 +185,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired]:
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
 		return
-	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !(h.breaks[PlainAccepted] && q.Get("code_challenge_method") == "plain"):
+	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !((h.breaks[PlainAccepted] || h.breaks[PlainHonoured]) && q.Get("code_challenge_method") == "plain"):
 		e := "invalid_request"
 		if h.breaks[PlainOtherError] {
 			e = "unsupported_response_type"
@@ -206,7 +208,8 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	c := random()
 	resource := q.Get("resource")
 	h.mu.Lock()
-	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource}
+	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource,
+		plain: h.breaks[PlainHonoured] && q.Get("code_challenge_method") == "plain"}
 	h.mu.Unlock()
 	back(url.Values{"code": {c}})
 }
@@ -247,7 +250,10 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		case c.redirectURI != f.Get("redirect_uri") && !h.breaks[TokenRedirectIgnored]:
 			invalid("redirect_uri differs")
 			return
-		case c.challenge != "" && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
+		case c.plain && f.Get("code_verifier") != c.challenge:
+			invalid("code_verifier does not match")
+			return
+		case c.challenge != "" && !c.plain && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
 			invalid("code_verifier does not match")
 			return
 		}

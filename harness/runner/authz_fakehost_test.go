@@ -427,6 +427,9 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthz(fakeauthz.LoopbackPortsNativeOnly)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 	})
+	It("leaves PKCE-3 not run against a server that honours plain though it does not list it, saying so", func() {
+		expectNotRun(runAuthz(fakeauthz.PlainHonoured), []string{asPlain}, "supports plain")
+	})
 	It("leaves the flow, REDIR-1 included, not run when the approval command fails on a consent page, saying why", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }
