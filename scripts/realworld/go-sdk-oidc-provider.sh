@@ -29,8 +29,9 @@ secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 cp "$here/oidc-provider/provider.mjs" "$work/"
 echo "server: go-sdk $(cd "$here/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk), authorization server: oidc-provider $(node -p "require('$work/node_modules/oidc-provider/package.json').version")"
 
+# exec, so that the pid cleanup kills is node's own, not a subshell's.
 (cd "$work" && ISSUER=$issuer PORT=$op_port RESOURCE=$resource OTHER_RESOURCE=$other SCOPE=$scope INTROSPECTION_SECRET=$secret \
-	node provider.mjs >"$work/op.log" 2>&1) &
+	exec node provider.mjs >"$work/op.log" 2>&1) &
 pids+=($!)
 for _ in $(seq 50); do curl -s -o /dev/null "$issuer/.well-known/openid-configuration" && break; sleep 0.2; done
 # The provider names the resource as the audience of its tokens, so the
