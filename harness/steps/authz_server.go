@@ -604,7 +604,7 @@ func (st *State) errorRedirect() error {
 		return err
 	}
 	if !a.redirected || a.params.Get("error") == "" {
-		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization response to read iss from (PKCE-2 judges the refusal)", a.describe()))
+		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization error response to read (PKCE-2 judges the refusal)", a.describe()))
 	}
 	return nil
 }
