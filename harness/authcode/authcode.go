@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -186,7 +187,10 @@ func CodeForm(code, clientID, redirectURI, verifier, resource string) url.Values
 }
 
 // Register registers a public client for the authorization code grant
-// (RFC 7591 section 2) and returns the answer.
+// (RFC 7591 section 2) and returns the answer. It names its
+// application_type, as MCP's Client Registration says clients MUST, since
+// an OpenID provider takes a registration without one as a web client's and
+// may then hold a loopback redirect URI to its registered port.
 func Register(ctx context.Context, hc *http.Client, endpoint, redirectURI string) (*oauthclient.Reply, error) {
 	oc := oauthclient.New("", oauthclient.Endpoints{Register: endpoint}, hc)
 	return oc.Register(ctx, map[string]any{
@@ -195,7 +199,24 @@ func Register(ctx context.Context, hc *http.Client, endpoint, redirectURI string
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": "none",
+		"application_type":           ApplicationType(redirectURI),
 	})
+}
+
+// ApplicationType is the application_type MCP's Client Registration
+// ("Application Type and Redirect URI Constraints") gives a client with
+// this redirect URI: native for one on localhost or a loopback IP, or with
+// a private-use scheme (RFC 8252 7.1); web for one on any other host.
+func ApplicationType(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "native"
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "native"
+	}
+	return "web"
 }
 
 // Token posts a token request to the endpoint as a public client.

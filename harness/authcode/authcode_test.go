@@ -26,6 +26,18 @@ var _ = Describe("the authorization code client", func() {
 		}))
 	})
 
+	DescribeTable("names the application_type MCP's Client Registration gives the redirect URI",
+		func(redirectURI, want string) {
+			Expect(authcode.ApplicationType(redirectURI)).To(Equal(want))
+		},
+		Entry("a loopback IP", "http://127.0.0.1:8765/callback", "native"),
+		Entry("an IPv6 loopback IP", "http://[::1]:8765/callback", "native"),
+		Entry("localhost", "http://localhost:3000/callback", "native"),
+		Entry("a private-use scheme", "com.example.app:/callback", "native"),
+		Entry("a remote https host", "https://app.example/callback", "web"),
+		Entry("a remote http host", "http://app.example/callback", "web"),
+	)
+
 	It("tries RFC 8414 then OpenID Connect Discovery for an issuer without a path", func() {
 		uris, err := authcode.WellKnown("https://auth.example/")
 		Expect(err).NotTo(HaveOccurred())

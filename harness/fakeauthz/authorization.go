@@ -19,7 +19,9 @@ import (
 // code is an issued authorization code.
 type code struct {
 	clientID, redirectURI, challenge, resource string
-	used                                       bool
+	// plain: the challenge is the verifier itself (RFC 7636 4.2), for
+	// PlainHonoured.
+	plain, used bool
 }
 
 // serveAuthorization is the authorization server: OpenID Connect Discovery
@@ -105,7 +107,8 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		RedirectURIs []string `json:"redirect_uris"`
+		RedirectURIs    []string `json:"redirect_uris"`
+		ApplicationType string   `json:"application_type"`
 	}
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] || h.breaks[ConfidentialOnly] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
@@ -125,6 +128,7 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	id := random()
 	h.mu.Lock()
 	h.clients[id] = body.RedirectURIs
+	h.native[id] = body.ApplicationType == "native"
 	h.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
 }
@@ -142,12 +146,13 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	h.mu.Lock()
 	uris, known := h.clients[q.Get("client_id")]
+	native := h.native[q.Get("client_id")]
 	h.mu.Unlock()
 	if !known && h.breaks[UnknownClientRedirected] {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}
 	redirectURI := q.Get("redirect_uri")
-	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
+	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && (native || !h.breaks[LoopbackPortsNativeOnly]) && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
 	if h.breaks[RedirectPrefixMatched] {
 		registered = registered || slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
 	}
@@ -180,7 +185,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired]:
 		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
 		return
-	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !(h.breaks[PlainAccepted] && q.Get("code_challenge_method") == "plain"):
+	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !((h.breaks[PlainAccepted] || h.breaks[PlainHonoured]) && q.Get("code_challenge_method") == "plain"):
 		e := "invalid_request"
 		if h.breaks[PlainOtherError] {
 			e = "unsupported_response_type"
@@ -203,7 +208,8 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	c := random()
 	resource := q.Get("resource")
 	h.mu.Lock()
-	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource}
+	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource,
+		plain: h.breaks[PlainHonoured] && q.Get("code_challenge_method") == "plain"}
 	h.mu.Unlock()
 	back(url.Values{"code": {c}})
 }
@@ -244,7 +250,10 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		case c.redirectURI != f.Get("redirect_uri") && !h.breaks[TokenRedirectIgnored]:
 			invalid("redirect_uri differs")
 			return
-		case c.challenge != "" && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
+		case c.plain && f.Get("code_verifier") != c.challenge:
+			invalid("code_verifier does not match")
+			return
+		case c.challenge != "" && !c.plain && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
 			invalid("code_verifier does not match")
 			return
 		}

@@ -225,6 +225,19 @@ const (
 	// resource at the token endpoint may: which resource the token is for
 	// cannot be seen, and REFRESH-5 is not run.
 	RefreshResourceIgnored Break = "refresh-resource-ignored"
+	// LoopbackPortsNativeOnly lets a loopback redirect URI take another port
+	// only for a client registered with application_type native, as an
+	// OpenID provider may: RFC 8252 7.3 is a rule for native apps, and
+	// a registration without application_type is a web client's (OpenID
+	// Connect Dynamic Client Registration 1.0, section 2).
+	LoopbackPortsNativeOnly Break = "loopback-ports-native-only"
+	// PlainHonoured supports code_challenge_method plain (a code issued for
+	// it is redeemed with the challenge as its verifier) without listing it
+	// in code_challenge_methods_supported, as zitadel's OpenID provider
+	// does: OAuth 2.1 4.1.1 lets a client learn of plain out of band, and
+	// 4.1.2.1's invalid_request binds only a server that does not support
+	// the method, so PKCE-3 is not run.
+	PlainHonoured Break = "plain-honoured"
 )
 
 // stopsAfter is how many requests a StopsAnswering server answers.

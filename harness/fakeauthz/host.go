@@ -37,6 +37,7 @@ type Host struct {
 	tokens   map[string]grant
 	sessions map[string]bool
 	clients  map[string][]string // client_id → redirect URIs
+	native   map[string]bool     // client_id → registered as application_type native
 	codes    map[string]*code
 	refresh  map[string]grant
 }
@@ -57,7 +58,7 @@ const (
 // Start runs a fake with the given departures.
 func Start(breaks ...Break) *Host {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
-		clients: map[string][]string{}, codes: map[string]*code{}, refresh: map[string]grant{}}
+		clients: map[string][]string{}, native: map[string]bool{}, codes: map[string]*code{}, refresh: map[string]grant{}}
 	for _, b := range breaks {
 		h.breaks[b] = true
 	}

@@ -423,6 +423,18 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthz(fakeauthz.TokenRedirectIgnored)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 	})
+	It("passes an authorization server that lets only native clients vary a loopback port, registering as MCP clients must", func() {
+		run := runAuthz(fakeauthz.LoopbackPortsNativeOnly)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("says, when no error response can be provoked, that there is none to read, not that iss is missing", func() {
+		reason := resultOf(runAuthz(fakeauthz.ChallengeNotRequired), asStateError).Reason
+		Expect(reason).To(ContainSubstring("no authorization error response to read"))
+		Expect(reason).NotTo(ContainSubstring("read iss from"))
+	})
+	It("leaves PKCE-3 not run against a server that honours plain though it does not list it, saying so", func() {
+		expectNotRun(runAuthz(fakeauthz.PlainHonoured), []string{asPlain}, "supports plain")
+	})
 	It("leaves the flow, REDIR-1 included, not run when the approval command fails on a consent page, saying why", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }

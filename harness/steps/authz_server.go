@@ -604,7 +604,7 @@ func (st *State) errorRedirect() error {
 		return err
 	}
 	if !a.redirected || a.params.Get("error") == "" {
-		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization response to read iss from (PKCE-2 judges the refusal)", a.describe()))
+		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization error response to read (PKCE-2 judges the refusal)", a.describe()))
 	}
 	return nil
 }
@@ -1002,8 +1002,10 @@ func (st *State) asResponseTypes() error {
 // code_challenge_method transformation, the authorization endpoint MUST
 // return the authorization error response with error value set to
 // invalid_request" (OAuth 2.1 4.1.2.1). A code issued instead is redeemed
-// with the challenge as its verifier, which tells whether the method was
-// honoured or ignored, for the message.
+// with the challenge as its verifier: refused, the method was ignored, a
+// departure; served, the server supports plain, which OAuth 2.1 4.1.1 lets
+// a client learn of out of band, so the sentence does not bind it and the
+// scenario is not run, its metadata's silence notwithstanding.
 func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
 	a, err := st.needAnswer()
 	if err != nil {
@@ -1023,10 +1025,10 @@ func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
 		secret := authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
 		if r, err := secret.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
 			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
-				how = "its code was redeemed with code_verifier equal to the challenge, so the method was honoured though not advertised"
-			} else {
-				how = fmt.Sprintf("its code was refused with code_verifier equal to the challenge (%s), so the method was ignored", describeOAuth(r))
+				return st.skip("the authorization server supports plain, though its code_challenge_methods_supported does not list it: " +
+					"the code it issued was redeemed with code_verifier equal to the challenge, and OAuth 2.1 4.1.2.1 asks invalid_request only of a server that does not support the method")
 			}
+			how = fmt.Sprintf("its code was refused with code_verifier equal to the challenge (%s), so the method was ignored", describeOAuth(r))
 		}
 		return st.depart(check, expected, "a code: "+a.location+"; "+how, a.ex)
 	case a.approvalErr != nil:

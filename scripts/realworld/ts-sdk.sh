@@ -22,7 +22,8 @@ sdk="$work/node_modules/@modelcontextprotocol/sdk"
 echo "server: @modelcontextprotocol/sdk $(node -p "require('$sdk/package.json').version") simpleStreamableHttp.js --oauth${STRICT:+ --oauth-strict}"
 flags="--oauth"
 [ -n "${STRICT:-}" ] && flags="$flags --oauth-strict"
-(cd "$work" && MCP_PORT=$mcp_port MCP_AUTH_PORT=$auth_port node "$sdk/dist/esm/examples/server/simpleStreamableHttp.js" $flags >"$work/server.log" 2>&1) &
+# exec, so that the pid cleanup kills is node's own, not a subshell's.
+(cd "$work" && MCP_PORT=$mcp_port MCP_AUTH_PORT=$auth_port exec node "$sdk/dist/esm/examples/server/simpleStreamableHttp.js" $flags >"$work/server.log" 2>&1) &
 pid=$!
 for _ in $(seq 50); do curl -s -o /dev/null "http://localhost:$mcp_port/mcp" && break; sleep 0.2; done
 
