@@ -48,6 +48,7 @@ Feature: security.6 Open redirection
   @CORS-1
   Scenario: The authorization endpoint serves no cross-origin request
     Given a public client registered with the authorization server
+    And the same authorization request without an Origin header is answered with a page or a redirect
     When the client's authorization request carries an Origin header
     Then the authorization endpoint does not allow that origin by CORS
     When a script on that origin asks the authorization endpoint's CORS preflight for the request
@@ -57,5 +58,6 @@ Feature: security.6 Open redirection
   Scenario: A loopback IP redirect URI is accepted on another port than the registered one's
     Given a public client registered with the authorization server
     And the registered redirect_uri is a loopback IP literal
+    And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends its authorization request with the redirect_uri on another port
     Then the authorization server accepts that redirect_uri, redirecting to it

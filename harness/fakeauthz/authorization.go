@@ -135,6 +135,10 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 
 // authorize validates the request (OAuth 2.1 4.1.1, 4.1.2.1) and approves it.
 func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
+	if h.breaks[AuthorizationEndpointDown] {
+		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		return
+	}
 	if h.breaks[ConsentPage] {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = io.WriteString(w, "<html><body><form method=post><button>Allow</button></form></body></html>")

@@ -154,6 +154,10 @@ const (
 	// CORSPreflightAllowed answers a CORS preflight at the authorization
 	// endpoint allowing the origin that asks (CORS-1).
 	CORSPreflightAllowed Break = "cors-preflight-allowed"
+	// AuthorizationEndpointDown answers every authorization request 503,
+	// as a misconfigured endpoint would: the flows cannot run, and CORS-1,
+	// whose answer would prove nothing, is not run either.
+	AuthorizationEndpointDown Break = "authorization-endpoint-down"
 )
 
 // RegistrationThrottled is no departure: the authorization server answers

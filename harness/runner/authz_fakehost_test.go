@@ -277,7 +277,9 @@ var regScenarios = []string{asRegistration, asRegHTTP, asRegFragment}
 
 // controlled are the refusals at the authorization endpoint judged only after
 // the run's positive control, the valid flow, succeeded.
-var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID}
+// LOOPBACK-1 is among them: a redirect refused on another port means nothing
+// until the registered one was seen to work.
+var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID, asLoopback}
 
 // codeScenarios are the scenarios that need a code the approval command got.
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
@@ -448,6 +450,12 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 				}
 			}
 		}
+	})
+	It("leaves CORS-1 and LOOPBACK-1 not run, never failed, when the authorization endpoint answers the valid request with an error", func() {
+		run := runAuthz(fakeauthz.AuthorizationEndpointDown)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		Expect(resultOf(run, asCORS).Status).To(Equal(outcome.NotRun))
+		Expect(resultOf(run, asCORS).Reason).To(ContainSubstring("authorization_endpoint"))
 	})
 	It("leaves the flow, REDIR-1 included, not run on a consent page without an approval command", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.ApproveAuthorization = nil }, fakeauthz.ConsentPage)

@@ -20,6 +20,7 @@ func (st *State) registerAuthzServerRules(sc stepContext) {
 	sc.Step(`^the client's valid refresh, asking for the scope granted, obtains a token$`, func(ctx context.Context) error { return st.refreshControl(ctx, true) })
 	sc.Step(`^the client refreshes naming another resource than the MCP server$`, st.refreshOtherResource)
 	sc.Step(`^the refresh is refused, or issues a token that is not for that resource$`, st.refreshNotRetargeted)
+	sc.Step(`^the same authorization request without an Origin header is answered with a page or a redirect$`, st.authorizationAnswered)
 	sc.Step(`^a script on that origin asks the authorization endpoint's CORS preflight for the request$`, st.corsPreflight)
 	sc.Step(`^a public client registers at the advertised registration_endpoint with the profile's redirect_uri and a fragment$`, func(ctx context.Context) error {
 		return st.registerAtAS(ctx, withFragment(st.redirectURI()))
@@ -133,6 +134,28 @@ func (st *State) corsPreflight(ctx context.Context) error {
 		return err
 	}
 	st.authz.as.resp = a
+	return nil
+}
+
+// authorizationAnswered is CORS-1's control: the valid authorization
+// request, sent as a client sends it, reaches an authorization endpoint
+// that answers it (a sign-in page or a redirect). A 4xx or 5xx there says
+// the endpoint or the request is wrong, and a missing CORS header on it
+// would prove nothing.
+func (st *State) authorizationAnswered(ctx context.Context) error {
+	req, _ := st.request()
+	u, err := req.URL()
+	if err != nil {
+		return err
+	}
+	a, err := st.openAuthorization(ctx, u, "")
+	if err != nil {
+		return err
+	}
+	if a.status >= 400 {
+		return st.skip(fmt.Sprintf("the valid authorization request, without an Origin header, got HTTP %d from %s, so what the endpoint does for another origin says nothing; "+
+			"check the authorization server's authorization_endpoint and the profile's mcp_authorization keys", a.status, u))
+	}
 	return nil
 }
 
