@@ -55,6 +55,10 @@ const (
 	ConfidentialSecret = "s3cret-for-conform"
 )
 
+// SecondID is a second public client registered beforehand with the default
+// redirect URI, for a profile's second_client_id.
+const SecondID = "conform-second"
+
 // Start runs a fake with the given departures.
 func Start(breaks ...Break) *Host {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
@@ -63,6 +67,7 @@ func Start(breaks ...Break) *Host {
 		h.breaks[b] = true
 	}
 	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
+	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	// Both are set before either serves, since each handler reads both URLs.
 	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
 	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))

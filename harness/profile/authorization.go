@@ -45,6 +45,14 @@ type MCPAuthorization struct {
 	// secret, for an authorization server that serves confidential clients
 	// only (never the secret itself: a profile is no place for it).
 	ClientSecretEnv string `yaml:"client_secret_env"`
+	// SecondClientID is another client registered beforehand with
+	// RedirectURI, whose attempts to redeem the first client's code or
+	// refresh token must fail (CODE-2, REFRESH-3); without it the suite
+	// registers one when the server offers registration.
+	SecondClientID string `yaml:"second_client_id"`
+	// SecondClientSecretEnv names the environment variable holding
+	// SecondClientID's secret, when that client is confidential.
+	SecondClientSecretEnv string `yaml:"second_client_secret_env"`
 	// RedirectURI is the redirect URI the suite registers and sends; nothing
 	// listens on it, the approval command hands the redirect back.
 	RedirectURI string `yaml:"redirect_uri"`
@@ -89,6 +97,12 @@ func (a MCPAuthorization) validate() error {
 	if a.ClientSecretEnv != "" && a.ClientID == "" {
 		return fmt.Errorf("profile: mcp_authorization.client_secret_env needs mcp_authorization.client_id, the client the secret is for")
 	}
+	if a.SecondClientSecretEnv != "" && a.SecondClientID == "" {
+		return fmt.Errorf("profile: mcp_authorization.second_client_secret_env needs mcp_authorization.second_client_id, the client the secret is for")
+	}
+	if a.SecondClientID != "" && a.SecondClientID == a.ClientID {
+		return fmt.Errorf("profile: mcp_authorization.second_client_id must name another client than mcp_authorization.client_id")
+	}
 	if a.Issuer != "" {
 		if err := checkURL("mcp_authorization.issuer", a.Issuer); err != nil {
 			return err
@@ -120,6 +134,9 @@ func (a MCPAuthorization) OtherResourceToken() string { return env(a.OtherResour
 
 // ClientSecret is ClientID's secret from the environment, or "".
 func (a MCPAuthorization) ClientSecret() string { return env(a.ClientSecretEnv) }
+
+// SecondClientSecret is SecondClientID's secret from the environment, or "".
+func (a MCPAuthorization) SecondClientSecret() string { return env(a.SecondClientSecretEnv) }
 
 // LimitedToken is a token without the scope ScopedRequest needs, or "".
 func (a MCPAuthorization) LimitedToken() string { return env(a.LimitedTokenEnv) }

@@ -144,6 +144,8 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Entry("a relative redirect URI", "  redirect_uri: /callback\n", "redirect_uri must be an absolute URL"),
 		Entry("another resource that is not a URL", "  other_resource: other\n", "mcp_authorization.other_resource must be an http or https URL"),
 		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
+		Entry("a second client's secret without the client", "  second_client_secret_env: X\n", "second_client_secret_env needs mcp_authorization.second_client_id"),
+		Entry("a second client that is the first", "  client_id: a\n  second_client_id: a\n", "second_client_id must name another client"),
 	)
 
 	It("reads the pack's tokens from the environment variables it names", func() {

@@ -377,7 +377,17 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		}, fakeauthz.NoRegistration)
 		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "registration_endpoint")
 		for _, id := range []string{asCodeClient, asRefreshClient} {
-			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_id"), id)
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.second_client_id"), id)
+		}
+	})
+	It("judges a code and a refresh token against the profile's second client when nothing registers one", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
+			t.Profile.MCPAuthorization.SecondClientID = fakeauthz.SecondID
+		}, fakeauthz.NoRegistration)
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment}, "registration_endpoint")
+		for _, id := range []string{asCodeClient, asRefreshClient} {
+			Expect(resultOf(run, id).Status).To(Equal(outcome.Passed), id)
 		}
 	})
 	It("asks a refresh for the profile's other_resource, a resource the authorization server knows, when the profile names one", func() {

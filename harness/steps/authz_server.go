@@ -172,12 +172,12 @@ func (st *State) registerAuthzServer(sc stepContext) {
 		if as.code == "" {
 			return fmt.Errorf("no authorization code yet")
 		}
-		return st.sendToken(ctx, authcode.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), authcode.Secret{})
+		return st.sendToken(ctx, authcode.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
 	})
 	sc.Step(`^the second client refreshes with the refresh token$`, func(ctx context.Context) error {
 		form := st.refreshForm()
 		form.Set("client_id", st.authz.as.second)
-		return st.sendToken(ctx, form, authcode.Secret{})
+		return st.sendToken(ctx, form, st.secondSecret())
 	})
 	sc.Step(`^the token response says how long the access token lives$`, st.tokenLifetime)
 	sc.Step(`^the client refreshes asking for a scope it was never granted$`, st.refreshWider)
@@ -1093,6 +1093,10 @@ func (st *State) acceptsRedirect() error {
 // secondClient registers, once per run, a second public client with the
 // same redirect URI: a code or a refresh token of the first is not its own.
 func (st *State) secondClient(ctx context.Context) error {
+	if id := st.Target.Profile.MCPAuthorization.SecondClientID; id != "" {
+		st.authz.as.second = id
+		return nil
+	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
 	if st.authzClient.second != "" {
@@ -1101,8 +1105,8 @@ func (st *State) secondClient(ctx context.Context) error {
 	}
 	endpoint := st.authz.as.md.String("registration_endpoint")
 	if endpoint == "" {
-		return st.skip("the authorization server names no registration_endpoint, and mcp_authorization.client_id is the one client the profile gives, " +
-			"so there is no second client to present another client's code or refresh token")
+		return st.skip("the authorization server names no registration_endpoint, so there is no second client to present another client's code or refresh token; " +
+			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri")
 	}
 	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	if err != nil {
@@ -1118,6 +1122,15 @@ func (st *State) secondClient(ctx context.Context) error {
 	st.authzClient.second = id
 	st.authz.as.second = id
 	return nil
+}
+
+// secondSecret is how the second client authenticates: with its secret
+// when the profile gives one, else as a public client.
+func (st *State) secondSecret() authcode.Secret {
+	if secret := st.Target.Profile.MCPAuthorization.SecondClientSecret(); secret != "" {
+		return authcode.SecretFor(st.authz.as.md, secret)
+	}
+	return authcode.Secret{}
 }
 
 // tokenLifetime: "Authorization servers SHOULD issue short-lived access
