@@ -48,6 +48,12 @@ type Options struct {
 	// 0 means every 10 seconds (a client's own allowance refills three
 	// times slower).
 	DeviceEvery time.Duration
+	// TokenBurst is how many token requests one source address may make at
+	// once; 0 means 60.
+	TokenBurst int
+	// TokenEvery is how often one more is allowed once the burst is spent;
+	// 0 means every 500 milliseconds.
+	TokenEvery time.Duration
 	// Logger receives one line per registration, issued credential and
 	// internal failure; nil discards them.
 	Logger *slog.Logger
@@ -66,6 +72,9 @@ type Server struct {
 	// deviceByPeer and deviceByClient limit device authorizations per
 	// source address and per client (RFC 8628 section 5.1 and 5.2).
 	deviceByPeer, deviceByClient *limiter
+	// tokens limits token requests per source address (RFC 8628 section
+	// 5.2): every one costs a store lookup, and a poll a write.
+	tokens *limiter
 	// wrongTries limits, per source address, the tries on the consent pages
 	// that fail: an unknown user code, a wrong owner secret, a forged form
 	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
@@ -99,6 +108,12 @@ func New(o Options) (*Server, error) {
 	if o.DeviceEvery <= 0 {
 		o.DeviceEvery = 10 * time.Second
 	}
+	if o.TokenBurst <= 0 {
+		o.TokenBurst = 60
+	}
+	if o.TokenEvery <= 0 {
+		o.TokenEvery = 500 * time.Millisecond
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -112,6 +127,7 @@ func New(o Options) (*Server, error) {
 		registrations:  newLimiter(o.RegistrationBurst, o.RegistrationEvery),
 		deviceByPeer:   newLimiter(o.DeviceBurst, o.DeviceEvery),
 		deviceByClient: newLimiter(max(o.DeviceBurst/3, 1), 3*o.DeviceEvery),
+		tokens:         newLimiter(o.TokenBurst, o.TokenEvery),
 		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
 		cimd:           newCIMDFetcher(),
 	}
