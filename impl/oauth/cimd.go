@@ -187,7 +187,7 @@ func (s *Server) ensureMetadataClient(r *http.Request, clientID string) error {
 	}); err != nil || known {
 		return err
 	}
-	if ok, _ := s.registrations.allow(peerKey(r), now); !ok {
+	if ok, _ := s.registrations.allow(s.peerKey(r), now); !ok {
 		return errors.New("too many client metadata fetches from this address")
 	}
 	doc, err := s.cimd.fetch(r.Context(), clientID)

@@ -38,7 +38,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 	// RFC 8628 section 5.2: every device authorization stores a record and
 	// shows a code to guess, so the endpoint is limited per source address
 	// (here, before anything else is looked at) and per client (below).
-	if ok, wait := s.deviceByPeer.allow(peerKey(r), now); !ok {
+	if ok, wait := s.deviceByPeer.allow(s.peerKey(r), now); !ok {
 		tooMany(w, wait, "Too many device authorizations from this address; wait and try again")
 		return
 	}

@@ -137,19 +137,36 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		}
 		Expect(throttledAt).To(BeNumerically(">", 0), "never throttled")
 		Expect(throttledAt).To(BeNumerically("<=", 20))
-		By("throttling the signed-in owner's address too, and its posts")
-		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusTooManyRequests))
+		By("throttling the address's anonymous requests and wrong secrets")
 		Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}}).status).To(Equal(http.StatusTooManyRequests))
-		Expect(h.login(newBrowser(), ownerSecret, "/oauth/device").status).To(Equal(http.StatusTooManyRequests))
+		Expect(h.login(newBrowser(), "not-the-owner-secret-but-long-enough-0123", "/oauth/device").status).
+			To(Equal(http.StatusTooManyRequests))
+		By("never refusing the owner: not the correct secret, not the signed-in session")
+		owner := newBrowser()
+		Expect(h.login(owner, ownerSecret, "/oauth/device?user_code="+d.userCode).status).To(Equal(http.StatusSeeOther))
+		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusOK))
+		Expect(h.decide(d.userCode, "guest", "approve").status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
 	})
 
-	It("locks a user code after a few failed approval attempts naming it", func() {
+	It("locks a user code after a few failed approval attempts from the owner's session naming it", func() {
 		for range 5 {
-			Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
+			Expect(h.postForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
 				"action": {"approve"}, "csrf": {"forged"}}).status).To(Equal(http.StatusForbidden))
 		}
 		expectOAuthError(h.poll(d), http.StatusBadRequest, "access_denied", "")
 		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusBadRequest))
+	})
+
+	It("counts anonymous posts naming a user code against their address, never against the code", func() {
+		for range 10 {
+			Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
+				"action": {"approve"}, "csrf": {"forged"}}).status).To(Equal(http.StatusForbidden))
+		}
+		Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}}).status).To(Equal(http.StatusTooManyRequests))
+		pending()
+		Expect(h.decide(d.userCode, "guest", "approve").status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
 	})
 
 	It("asks for the owner secret in front of the authorization page too", func() {

@@ -50,7 +50,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	// Only a request that would create a registration spends the address's
 	// allowance; a refused request costs nothing (source section 7.3 notes).
-	if ok, wait := s.registrations.allow(peerKey(r), now); !ok {
+	if ok, wait := s.registrations.allow(s.peerKey(r), now); !ok {
 		tooMany(w, wait, "Too many registrations from this address; register once and keep the client_id")
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/clientaddr"
 	"github.com/conform-mcp/conform/impl/clock"
 	"github.com/conform-mcp/conform/impl/store"
 )
@@ -54,6 +55,9 @@ type Options struct {
 	// TokenEvery is how often one more is allowed once the burst is spent;
 	// 0 means every 500 milliseconds.
 	TokenEvery time.Duration
+	// ClientAddr finds the source address the limits key on; the zero
+	// value keys on the connection's address.
+	ClientAddr clientaddr.Resolver
 	// Logger receives one line per registration, issued credential and
 	// internal failure; nil discards them.
 	Logger *slog.Logger
@@ -66,6 +70,8 @@ type Server struct {
 	base   baseurl.Resolver
 	secret []byte
 	log    *slog.Logger
+	// clients finds a request's source address for the limits.
+	clients clientaddr.Resolver
 
 	// registrations limits registrations per source address.
 	registrations *limiter
@@ -123,6 +129,8 @@ func New(o Options) (*Server, error) {
 		base:   o.BaseURL,
 		secret: o.Store.Identity().Secret,
 		log:    o.Logger,
+
+		clients: o.ClientAddr,
 
 		registrations:  newLimiter(o.RegistrationBurst, o.RegistrationEvery),
 		deviceByPeer:   newLimiter(o.DeviceBurst, o.DeviceEvery),

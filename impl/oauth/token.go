@@ -42,7 +42,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := tokenRequest{form: form, now: s.clock.Now()}
-	if ok, wait := s.tokens.allow(peerKey(r), req.now); !ok {
+	if ok, wait := s.tokens.allow(s.peerKey(r), req.now); !ok {
 		s.refuseTokenRequest(w, form.Get("grant_type"), wait)
 		return
 	}
