@@ -157,10 +157,8 @@ func (f *cimdFetcher) fetch(ctx context.Context, clientID string) (metadataDocum
 	if len(doc.RedirectURIs) == 0 {
 		return doc, errors.New("the client metadata document names no redirect_uris")
 	}
-	for _, u := range doc.RedirectURIs {
-		if why := checkRedirectURI(u); why != "" {
-			return doc, fmt.Errorf("the client metadata document's %s", why)
-		}
+	if why := checkRedirectURIs(doc.RedirectURIs); why != "" {
+		return doc, fmt.Errorf("the client metadata document's %s", why)
 	}
 	// Only public clients: this server authenticates no client.
 	if m := doc.TokenEndpointAuthMethod; m != "" && m != "none" {

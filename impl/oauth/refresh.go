@@ -17,6 +17,13 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	if token == "" {
 		return nil, badRequest(errInvalidRequest, "Missing refresh_token")
 	}
+	// Every client of this host is public, so client_id is the only thing
+	// that says who redeems the token: OAuth 2.1 (draft 13, section 3.2.2)
+	// needs it where "the grant_type requires identification of public
+	// clients", and section 4.3.1 matches it against the token's client.
+	if req.clientID == "" {
+		return nil, badRequest(errInvalidRequest, "Missing client_id: a refresh token is redeemed by the client it was issued to")
+	}
 	if !s.authentic(kindRefresh, token) {
 		return nil, invalid
 	}
@@ -29,7 +36,7 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 		if err != nil {
 			return false, err
 		}
-		if !ok || (req.clientID != "" && req.clientID != rt.ClientID) {
+		if !ok || req.clientID != rt.ClientID {
 			oerr = invalid
 			return true, nil
 		}
