@@ -295,6 +295,22 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 			Expect(r.status).To(Equal(http.StatusOK), r.body)
 		})
 
+		It("revokes its whole grant when it is revoked (RFC 7009 section 2.1)", func() {
+			first := redeem(codeFor("owner"), nil)
+			second := redeem(codeFor("owner"), nil)
+			r := h.anonPostForm("/oauth/revoke", url.Values{"token": {first.str("refresh_token")},
+				"token_type_hint": {"refresh_token"}, "client_id": {clientID}})
+			Expect(r.status).To(Equal(http.StatusOK), r.body)
+			_, err := h.server.Verify(ctx(), first.str("access_token"))
+			Expect(errors.Is(err, oauth.ErrInvalidCredential)).To(BeTrue())
+			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
+				"refresh_token": {first.str("refresh_token")}, "client_id": {clientID}}), http.StatusBadRequest,
+				"invalid_grant", "Invalid or revoked refresh_token")
+			By("leaving another grant of the same client alone")
+			_, err = h.server.Verify(ctx(), second.str("access_token"))
+			Expect(err).NotTo(HaveOccurred())
+		})
+
 		It("is never accepted as a credential", func() {
 			first := redeem(codeFor("owner"), nil)
 			_, err := h.server.Verify(ctx(), first.str("refresh_token"))

@@ -16,9 +16,11 @@ import (
 // owner secret (package owner), gets a session cookie, and each consent form
 // is bound to that session and accepted once.
 const (
-	// sessionCookie names the owner's session cookie. It is HttpOnly and
-	// SameSite=Strict: no script reads it and no other site's request carries it.
-	sessionCookie = "toolhost_owner"
+	// sessionCookiePrefix starts the name of the owner's session cookie;
+	// the port of the host's base URL ends it (sessionCookie). It is
+	// HttpOnly and SameSite=Strict: no script reads it and no other site's
+	// request carries it.
+	sessionCookiePrefix = "toolhost_owner_"
 	// ownerSessionLifetime bounds a session; the owner signs in again after it.
 	ownerSessionLifetime = 12 * time.Hour
 	// consentFormLifetime bounds how long a rendered form may be posted.
@@ -74,7 +76,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.log.Info("owner signed in", "peer", s.peerKey(r))
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/oauth",
+	http.SetCookie(w, &http.Cookie{Name: s.sessionCookie(r), Value: token, Path: "/oauth",
 		MaxAge: int(ownerSessionLifetime / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: strings.HasPrefix(s.base.Of(r), "https://")})
 	w.Header().Set("Cache-Control", "no-store")
@@ -97,9 +99,26 @@ func (s *Server) ownerSecretValid(secret string) bool {
 	return err == nil && ok
 }
 
+// sessionCookie names the owner's session cookie after the port of the
+// host's base URL. Cookies do not keep ports apart (RFC 6265 section 8.5):
+// two hosts on one name, on two ports, would each overwrite the other's
+// session under one name.
+func (s *Server) sessionCookie(r *http.Request) string {
+	port := "80"
+	if u, err := url.Parse(s.base.Of(r)); err == nil {
+		switch {
+		case u.Port() != "":
+			port = u.Port()
+		case u.Scheme == "https":
+			port = "443"
+		}
+	}
+	return sessionCookiePrefix + port
+}
+
 // ownerSession returns the digest of the request's live owner session.
 func (s *Server) ownerSession(r *http.Request) (store.Digest, bool) {
-	c, err := r.Cookie(sessionCookie)
+	c, err := r.Cookie(s.sessionCookie(r))
 	if err != nil || c.Value == "" {
 		return store.Digest{}, false
 	}

@@ -60,6 +60,7 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		Expect(r.status).To(Equal(http.StatusSeeOther))
 		Expect(r.header.Get("Location")).To(Equal("/oauth/device?user_code=" + d.userCode))
 		cookie := r.header.Get("Set-Cookie")
+		Expect(cookie).To(HavePrefix("toolhost_owner_" + h.http.URL[strings.LastIndex(h.http.URL, ":")+1:] + "="))
 		Expect(cookie).To(ContainSubstring("HttpOnly"))
 		Expect(cookie).To(ContainSubstring("SameSite=Strict"))
 		Expect(cookie).To(ContainSubstring("Path=/oauth"))
@@ -67,6 +68,19 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		for _, elsewhere := range []string{"https://attacker.example/", "//attacker.example/oauth/device", "/mcp"} {
 			r = h.login(newBrowser(), ownerSecret, elsewhere)
 			Expect(r.header.Get("Location")).To(Equal("/oauth/device"), elsewhere)
+		}
+	})
+
+	It("keeps the sessions of two hosts on one name apart: cookies do not keep ports apart (RFC 6265 section 8.5)", func() {
+		other := newHost()
+		browser := newBrowser()
+		Expect(h.login(browser, ownerSecret, "/oauth/device").status).To(Equal(http.StatusSeeOther))
+		Expect(other.login(browser, ownerSecret, "/oauth/device").status).To(Equal(http.StatusSeeOther))
+		for _, x := range []*host{h, other} {
+			req, err := http.NewRequest(http.MethodGet, x.url("/oauth/device"), nil)
+			Expect(err).NotTo(HaveOccurred())
+			r := doWith(browser, req)
+			Expect(r.body).To(ContainSubstring(`id="user_code"`), "still signed in on %s", x.http.URL)
 		}
 	})
 

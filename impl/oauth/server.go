@@ -1,8 +1,8 @@
 // Package oauth is the authorization side of the reference host: client
 // registration (RFC 7591), the device authorization grant (RFC 8628), the
 // authorization code grant with PKCE (RFC 6749 section 4.1, RFC 7636),
-// refresh tokens (RFC 6749 section 6), the consent pages behind the owner's
-// sign-in, the limits that bound abuse of all of them, and the metadata
+// refresh tokens (RFC 6749 section 6), token revocation (RFC 7009), the
+// consent pages behind the owner's sign-in, the limits that bound abuse of all of them, and the metadata
 // documents (RFC 8414, RFC 9728). Error texts and time rules follow the
 // source document (sections 2, 3, 4, 5, 7.3 and 8); what it does not show
 // follows PRODUCT.md section 6.
@@ -153,6 +153,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/authorize", s.handleAuthorizePage)
 	mux.HandleFunc("POST /oauth/authorize", s.handleAuthorizeDecision)
 	mux.HandleFunc("POST /oauth/token", s.handleToken)
+	mux.HandleFunc("POST /oauth/revoke", s.handleRevoke)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.handleProtectedResource)
 	// RFC 9728 section 3.1 inserts the resource's path after the well-known
 	// name; clients that follow it for {base}/mcp ask here.
