@@ -10,8 +10,8 @@ import (
 // RFC 8259 section 4 leaves the meaning of such an object to each parser
 // ("the names within an object SHOULD be unique"): Go keeps the last value,
 // others the first, so a registration a front end read one way would be
-// stored another. A document that is not JSON is left to the decoder that
-// follows to refuse.
+// stored another. A document that is not JSON is read up to where it breaks;
+// callers refuse it anyway.
 func duplicateMember(doc []byte) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	// Each open value on the stack: the member names seen so far for an
