@@ -84,7 +84,7 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) refuseTokenRequest(w http.ResponseWriter, grant string, wait time.Duration) {
 	if grant == grantDevice || grant == grantDeviceShort {
 		setRetryAfter(w, wait)
-		writeError(w, badRequest(errSlowDown, "Too many token requests from this address; wait the interval, now 5 seconds longer, between requests"))
+		writeError(w, badRequest(errSlowDown, "Too many token requests from this address; poll 5 seconds more slowly (RFC 8628 section 3.5)"))
 		return
 	}
 	tooMany(w, wait, "Too many token requests from this address; wait and try again")

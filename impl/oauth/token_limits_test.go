@@ -66,7 +66,7 @@ var _ = Describe("Token endpoint under anonymous load (RFC 8628 section 5.2)", f
 			}
 			r := h.poll(d)
 			expectOAuthError(r, http.StatusBadRequest, "slow_down",
-				"Too many token requests from this address; wait the interval, now 5 seconds longer, between requests")
+				"Too many token requests from this address; poll 5 seconds more slowly (RFC 8628 section 3.5)")
 			Expect(r.header.Get("Retry-After")).To(Equal("45"))
 			h.clock.Advance(45 * time.Second)
 			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
