@@ -23,7 +23,8 @@ import (
 //
 // It signs in with the owner secret from the data directory's owner-secret
 // file (or TOOLHOST_OWNER_SECRET when no --data is given), and refuses
-// without one.
+// without one. The secret goes only to --target, as authorize sends it:
+// https unless the host is loopback, and no redirect followed.
 func approveCommand() *cobra.Command {
 	var base, data, roleName string
 	cmd := &cobra.Command{
@@ -32,7 +33,9 @@ func approveCommand() *cobra.Command {
 		Long: `Approve a pending device sign-in on a running host's consent page, as its
 owner. The owner secret comes from the file ` + owner.FileName + ` in the
 host's data directory when --data is given, otherwise from ` + owner.EnvVar + `
-when set, otherwise from ./data/` + owner.FileName + `.`,
+when set, otherwise from ./data/` + owner.FileName + `. The secret is sent
+only to --target: plain http to a host that is not loopback is refused, and
+no redirect is followed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			secret, err := ownerSecret(cmd, data, roleName)

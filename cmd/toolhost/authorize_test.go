@@ -34,3 +34,12 @@ var _ = Describe("toolhost authorize", func() {
 		Expect(s.Err).To(gbytes.Say(`authorize: `))
 	})
 })
+
+var _ = Describe("toolhost approve", func() {
+	It("refuses to send the owner secret over plain http to a host that is not loopback", func() {
+		data := GinkgoT().TempDir()
+		Expect(os.WriteFile(filepath.Join(data, "owner-secret"), []byte("an-owner-secret-of-at-least-32-characters\n"), 0o600)).To(Succeed())
+		s := exits(start(toolhostPath, "approve", "--data", data, "--target", "http://tools.example.com", "BCDF-GHJK"), 1)
+		Expect(s.Err).To(gbytes.Say(`plain http on a non-loopback host`))
+	})
+})

@@ -28,6 +28,6 @@ func command(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCommand(stdout, stderr), approveCommand(), authorizeCommand(stdout))
+	root.AddCommand(serveCommand(stdout, stderr), approveCommand(), authorizeCommand(stdout), revokeCommand(stdout))
 	return root
 }

@@ -22,7 +22,7 @@ import (
 // serveOptions are the flags of toolhost serve.
 type serveOptions struct {
 	config, addr, data, publicURL string
-	allowedHosts                  []string
+	allowedHosts, trustedProxies  []string
 	drain                         time.Duration
 }
 
@@ -43,7 +43,11 @@ address. Requests whose Host header names neither the public URL's host, an
 
 SIGTERM or an interrupt stops accepting connections and lets the requests
 in flight finish, for up to --drain-timeout; the exit status is 0 unless
-requests had to be cut off.`,
+requests had to be cut off.
+
+The rate limits key on the connection's address. Behind a reverse proxy,
+name it with --trusted-proxy: the client address it forwards in
+X-Forwarded-For is then believed, from that proxy only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -56,6 +60,7 @@ requests had to be cut off.`,
 	cmd.Flags().StringVar(&o.data, "data", "data", "data directory: the store and the overlay's files (created 0700)")
 	cmd.Flags().StringVar(&o.publicURL, "public-url", "", "URL clients reach the host by (default: the config's public_url, else http://ADDR)")
 	cmd.Flags().StringArrayVar(&o.allowedHosts, "allowed-host", nil, "another host name requests may carry in Host, such as a reverse proxy's (repeatable)")
+	cmd.Flags().StringArrayVar(&o.trustedProxies, "trusted-proxy", nil, "a reverse proxy (IP address or CIDR prefix) whose X-Forwarded-For names the client the rate limits key on (repeatable)")
 	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
 	return cmd
 }
@@ -75,6 +80,7 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 		cfg.PublicURL = o.publicURL
 	}
 	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
+	cfg.TrustedProxies = append(cfg.TrustedProxies, o.trustedProxies...)
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := dataDir(o.data, logger); err != nil {
 		return err

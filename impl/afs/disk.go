@@ -281,6 +281,11 @@ func (d *Disk) writeTemp(target string, data []byte, perm fs.FileMode) (string, 
 func (d *Disk) Delete(ctx context.Context, name string) error {
 	unlock := d.locks.lock(name)
 	defer unlock()
+	// Lstat, as a write does: a symlink, device or named pipe the operator
+	// placed stays, for delete as for write.
+	if fi, err := d.root.Lstat(rel(name)); err == nil && !fi.IsDir() && !fi.Mode().IsRegular() {
+		return ErrNotRegular
+	}
 	info, err := d.Stat(ctx, name)
 	if err != nil {
 		return err

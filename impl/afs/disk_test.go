@@ -47,6 +47,25 @@ var _ = Describe("Disk provider writes (issue 8 items 11 and 13)", func() {
 		Expect(os.ReadFile(filepath.Join(dir, "target.txt"))).To(Equal([]byte("kept")))
 	})
 
+	It("never deletes a symlink or named pipe the operator placed, nor what the link leads to", func() {
+		Expect(os.WriteFile(filepath.Join(dir, "target.txt"), []byte("kept"), 0o644)).To(Succeed())
+		Expect(os.Symlink("target.txt", filepath.Join(dir, "link.txt"))).To(Succeed())
+		Expect(os.Symlink("nowhere.txt", filepath.Join(dir, "dangling.txt"))).To(Succeed())
+		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
+		Expect(fsys.Delete(ctx, "/overlay/link.txt")).To(MatchError(
+			"AFS_NOT_REGULAR: Not a regular file at /overlay/link.txt: delete never removes a link or special file the host placed there"))
+		for _, name := range []string{"dangling.txt", "pipe"} {
+			Expect(afs.CodeOf(fsys.Delete(ctx, "/overlay/"+name))).To(Equal(afs.CodeNotRegular), name)
+			_, err := os.Lstat(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred(), name)
+		}
+		fi, err := os.Lstat(filepath.Join(dir, "link.txt"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Mode() & os.ModeSymlink).NotTo(BeZero())
+		Expect(os.ReadFile(filepath.Join(dir, "target.txt"))).To(Equal([]byte("kept")))
+		Expect(fsys.Delete(ctx, "/overlay/target.txt")).To(Succeed())
+	})
+
 	It("never replaces or blocks on a named pipe", func() {
 		Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
 		_, err := fsys.Write(ctx, "/overlay/pipe", []byte("x"), afs.Overwrite)

@@ -99,7 +99,11 @@ func notEmpty(p string) *Error {
 }
 
 func notRegular(p string, op Operation) *Error {
-	return &Error{Code: CodeNotRegular, Path: p, Text: fmt.Sprintf("Not a regular file at %s: %s never replaces a link or special file the host placed there", p, op)}
+	verb := "replaces"
+	if op == OpDelete {
+		verb = "removes"
+	}
+	return &Error{Code: CodeNotRegular, Path: p, Text: fmt.Sprintf("Not a regular file at %s: %s never %s a link or special file the host placed there", p, op, verb)}
 }
 
 func mountPoint(p string, op Operation) *Error {
@@ -120,6 +124,7 @@ var (
 	ErrExist    = errors.New("already exists")
 	ErrIsDir    = errors.New("is a directory")
 	ErrNotEmpty = errors.New("directory not empty")
-	// ErrNotRegular refuses to write over a symlink, device or named pipe.
+	// ErrNotRegular refuses to write over or delete a symlink, device or
+	// named pipe.
 	ErrNotRegular = errors.New("not a regular file")
 )

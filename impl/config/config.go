@@ -27,6 +27,11 @@ type Config struct {
 	// that requests may carry in Host (a reverse proxy's). Any other name
 	// is refused, on every endpoint, against DNS rebinding.
 	AllowedHosts []string `yaml:"allowed_hosts"`
+	// TrustedProxies are the reverse proxies, each an IP address or a CIDR
+	// prefix, whose X-Forwarded-For is believed for the limits that key on
+	// a client's address (package clientaddr). Without one, the limits key
+	// on the connection's address.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 	// Mounts bind path prefixes to providers.
 	Mounts []Mount `yaml:"mounts"`
 	// NetworkRead are the source's networkRead rules: a prefix or a glob

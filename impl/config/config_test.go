@@ -68,6 +68,7 @@ collections:
 		Entry("bad public_url", "public_url: ftp://x\nmounts: [{path: /a, provider: memory}]\n", "public_url \"ftp://x\": must be an absolute http or https URL"),
 		Entry("closed collection", "mounts: [{path: /a, provider: memory}]\ncollections: [{name: a, path: /a}]\n",
 			"collections[0] (a): path /a is not opened to network clients; declare a networkRead rule or an overlay for it"),
+		Entry("trusted proxy that is a name", "trusted_proxies: [proxy.example]\nmounts: [{path: /a, provider: memory}]\n", `trusted_proxies: trusted proxy "proxy.example": must be an IP address or a CIDR prefix`),
 		Entry("allowed host with a scheme", "allowed_hosts: [\"https://proxy.example\"]\nmounts: [{path: /a, provider: memory}]\n", `allowed_hosts "https://proxy.example": must be a host name or IP address, without scheme or port`),
 		Entry("negative read limit", "limits: {read_bytes: -1}\nmounts: [{path: /a, provider: memory}]\n", "limits.read_bytes -1: must be between 1 and 67108864 (0 for the default)"),
 		Entry("search limit over the cap", "limits: {search_file_bytes: 1099511627776}\nmounts: [{path: /a, provider: memory}]\n", "limits.search_file_bytes 1099511627776: must be between 1 and 67108864"),

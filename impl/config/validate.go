@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/clientaddr"
 )
 
 var collectionName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
@@ -29,6 +30,11 @@ func (c Config) Validate() error {
 	for _, h := range c.AllowedHosts {
 		if !hostName.MatchString(h) {
 			bad("allowed_hosts %q: must be a host name or IP address, without scheme or port", h)
+		}
+	}
+	for _, p := range c.TrustedProxies {
+		if _, err := clientaddr.ParseProxy(p); err != nil {
+			bad("trusted_proxies: %v", err)
 		}
 	}
 	if c.Limits.ReadBytes < 0 || c.Limits.ReadBytes > MaxLimitBytes {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/clientaddr"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/oauth"
 	"github.com/conform-mcp/conform/impl/owner"
@@ -62,11 +63,16 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 	if _, err := owner.Prepare(st, dir, o.OwnerSecret); err != nil {
 		return fail(err)
 	}
+	clients, err := clientaddr.New(cfg.TrustedProxies)
+	if err != nil {
+		return fail(err)
+	}
 	auth, err := oauth.New(oauth.Options{
-		Store:   st,
-		Clock:   o.Clock,
-		BaseURL: baseurl.Resolver{Public: cfg.PublicURL},
-		Logger:  o.Logger,
+		Store:      st,
+		Clock:      o.Clock,
+		BaseURL:    baseurl.Resolver{Public: cfg.PublicURL},
+		ClientAddr: clients,
+		Logger:     o.Logger,
 	})
 	if err != nil {
 		return fail(err)

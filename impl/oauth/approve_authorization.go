@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 
-	"github.com/conform-mcp/conform/impl/baseurl"
 	"github.com/conform-mcp/conform/impl/origin"
 )
 
@@ -32,37 +30,22 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 	if ownerSecret == "" {
 		return "", errors.New("approve: no owner secret")
 	}
-	b, err := url.Parse(strings.TrimRight(base, "/"))
-	if err != nil || b.Host == "" || (b.Scheme != "https" && b.Scheme != "http") {
-		return "", fmt.Errorf("target %q is not an absolute http or https URL", base)
-	}
-	if b.Scheme == "http" && !baseurl.Loopback(b.Hostname()) {
-		return "", fmt.Errorf("target %q uses plain http on a non-loopback host: the owner secret would cross the network readable, use https", base)
+	targetOrigin, err := ownerTarget(base)
+	if err != nil {
+		return "", err
 	}
 	u, err := url.Parse(authorizationURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("authorization URL %q is not absolute", authorizationURL)
 	}
-	targetOrigin := b.Scheme + "://" + b.Host
 	if !origin.Same(targetOrigin, authorizationURL) {
 		return "", fmt.Errorf("authorization URL %q is not on the target %s: refusing to send it the owner secret", authorizationURL, targetOrigin)
 	}
-	jar, err := cookiejar.New(nil)
+	noFollow, err := signInAsOwner(ctx, hc, targetOrigin, ownerSecret, u.RequestURI())
 	if err != nil {
 		return "", err
 	}
-	noFollow := *hc
-	noFollow.Jar = jar
-	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	status, _, page, err := exchange(ctx, &noFollow, http.MethodPost, targetOrigin+"/oauth/login",
-		url.Values{"secret": {ownerSecret}, "return": {u.RequestURI()}})
-	switch {
-	case err != nil:
-		return "", fmt.Errorf("sign in as the owner: %w", err)
-	case status != http.StatusSeeOther:
-		return "", fmt.Errorf("sign in as the owner: the host answered %d: %s", status, strings.TrimSpace(page))
-	}
-	status, loc, page, err := exchange(ctx, &noFollow, http.MethodGet, authorizationURL, nil)
+	status, loc, page, err := exchange(ctx, noFollow, http.MethodGet, authorizationURL, nil)
 	if err != nil {
 		return "", fmt.Errorf("open the authorization URL: %w", err)
 	}
@@ -76,7 +59,7 @@ func ApproveAuthorization(ctx context.Context, hc *http.Client, base, authorizat
 	if form == nil {
 		return "", fmt.Errorf("the authorization page shows no approval form")
 	}
-	status, loc, page, err = exchange(ctx, &noFollow, http.MethodPost, targetOrigin+u.Path, form)
+	status, loc, page, err = exchange(ctx, noFollow, http.MethodPost, targetOrigin+u.Path, form)
 	if err != nil {
 		return "", fmt.Errorf("approve on the consent page: %w", err)
 	}

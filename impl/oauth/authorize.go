@@ -248,46 +248,55 @@ func (s *Server) authorizationCodeGrant(req tokenRequest) (*tokenResponse, *oaut
 	digest := store.DigestOf(code)
 	var resp *tokenResponse
 	var oerr *oauthError
-	err := s.store.Update(func(tx *store.Tx) error {
+	err := s.viewThenUpdate(func(tx *store.Tx, write bool) (bool, error) {
+		resp, oerr = nil, nil
 		ac, ok, err := tx.AuthCode(digest)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if ok && ac.Redeemed {
+			// A replay revokes the grant: that is a change, made once the
+			// read-write transaction runs.
+			if !write {
+				return false, nil
+			}
 			oerr = badRequest(errInvalidGrant, "Authorization code already used; what it issued is revoked")
 			s.log.Warn("authorization code replayed", "client_id", ac.ClientID)
-			return revokeGrant(tx, ac.GrantID)
+			return true, revokeGrant(tx, ac.GrantID)
 		}
 		if !ok || !req.now.Before(ac.ExpiresAt) {
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		switch {
 		case req.clientID != ac.ClientID:
 			oerr = badRequest(errInvalidGrant, "The authorization code was issued to another client")
-			return nil
+			return true, nil
 		case redirectURI != ac.RedirectURI:
 			oerr = badRequest(errInvalidGrant, "redirect_uri does not match the authorization request")
-			return nil
+			return true, nil
 		case !validVerifier(verifier) || !verifierMatches(verifier, ac.Challenge):
 			oerr = badRequest(errInvalidGrant, "code_verifier does not match the code_challenge")
-			return nil
+			return true, nil
 		}
 		client, ok, err := lookupClient(tx, ac.ClientID, req.now)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			oerr = invalid
-			return nil
+			return true, nil
+		}
+		if !write {
+			return false, nil
 		}
 		ac.Redeemed = true
 		if err := tx.PutAuthCode(digest, ac); err != nil {
-			return err
+			return false, err
 		}
 		resp, err = s.issue(tx, client, ac.Role, ac.GrantID, req.now,
 			grantOutput{ttl: authCodeAccessLifetime, withRefresh: allowsGrant(client, grantRefreshToken)})
-		return err
+		return true, err
 	})
 	if err != nil {
 		s.log.Error("authorization code grant", "err", err)

@@ -191,7 +191,7 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 			_, err := h.server.Verify(ctx(), first.str("access_token"))
 			Expect(errors.Is(err, oauth.ErrInvalidCredential)).To(BeTrue())
 			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
-				"refresh_token": {first.str("refresh_token")}}), http.StatusBadRequest, "invalid_grant", "")
+				"refresh_token": {first.str("refresh_token")}, "client_id": {clientID}}), http.StatusBadRequest, "invalid_grant", "")
 		})
 	})
 
@@ -252,7 +252,7 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 			_, err = h.server.Verify(ctx(), first.str("access_token"))
 			Expect(errors.Is(err, oauth.ErrInvalidCredential)).To(BeTrue())
 			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
-				"refresh_token": {first.str("refresh_token")}}), http.StatusBadRequest, "invalid_grant", "")
+				"refresh_token": {first.str("refresh_token")}, "client_id": {clientID}}), http.StatusBadRequest, "invalid_grant", "")
 		})
 
 		It("revokes the whole grant when a rotated refresh token is replayed (RFC 9700 section 4.14.2)", func() {
@@ -285,6 +285,32 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 			Expect(refresh(other.str("refresh_token")).status).To(Equal(http.StatusOK))
 		})
 
+		It("refuses a refresh token presented without client_id, and leaves it usable", func() {
+			first := redeem(codeFor("owner"), nil)
+			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
+				"refresh_token": {first.str("refresh_token")}}), http.StatusBadRequest, "invalid_request",
+				"Missing client_id: a refresh token is redeemed by the client it was issued to")
+			r := h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
+				"refresh_token": {first.str("refresh_token")}, "client_id": {clientID}})
+			Expect(r.status).To(Equal(http.StatusOK), r.body)
+		})
+
+		It("revokes its whole grant when it is revoked (RFC 7009 section 2.1)", func() {
+			first := redeem(codeFor("owner"), nil)
+			second := redeem(codeFor("owner"), nil)
+			r := h.anonPostForm("/oauth/revoke", url.Values{"token": {first.str("refresh_token")},
+				"token_type_hint": {"refresh_token"}, "client_id": {clientID}})
+			Expect(r.status).To(Equal(http.StatusOK), r.body)
+			_, err := h.server.Verify(ctx(), first.str("access_token"))
+			Expect(errors.Is(err, oauth.ErrInvalidCredential)).To(BeTrue())
+			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
+				"refresh_token": {first.str("refresh_token")}, "client_id": {clientID}}), http.StatusBadRequest,
+				"invalid_grant", "Invalid or revoked refresh_token")
+			By("leaving another grant of the same client alone")
+			_, err = h.server.Verify(ctx(), second.str("access_token"))
+			Expect(err).NotTo(HaveOccurred())
+		})
+
 		It("is never accepted as a credential", func() {
 			first := redeem(codeFor("owner"), nil)
 			_, err := h.server.Verify(ctx(), first.str("refresh_token"))
@@ -293,7 +319,7 @@ var _ = Describe("Authorization code grant with PKCE (RFC 6749 section 4.1, RFC 
 
 		It("refuses an unknown refresh token and a missing one", func() {
 			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"},
-				"refresh_token": {"nope"}}), http.StatusBadRequest, "invalid_grant", "Invalid or revoked refresh_token")
+				"refresh_token": {"nope"}, "client_id": {clientID}}), http.StatusBadRequest, "invalid_grant", "Invalid or revoked refresh_token")
 			expectOAuthError(h.postForm("/oauth/token", url.Values{"grant_type": {"refresh_token"}}),
 				http.StatusBadRequest, "invalid_request", "Missing refresh_token")
 		})

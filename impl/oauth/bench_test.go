@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,7 +36,7 @@ func newBenchHost(b *testing.B) *benchHost {
 	if err := st.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf(ownerSecret)) }); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := oauth.New(oauth.Options{Store: st, Clock: clock.NewManual(epoch), RegistrationBurst: 1 << 20,
+	srv, err := oauth.New(oauth.Options{Store: st, Clock: clock.NewManual(epoch), RegistrationBurst: 1 << 20, TokenBurst: 1 << 20,
 		DeviceBurst: 1 << 20})
 	if err != nil {
 		b.Fatal(err)
@@ -157,4 +159,39 @@ func BenchmarkDeviceTokenExchange(b *testing.B) {
 			b.Fatal(code, body)
 		}
 	}
+}
+
+// BenchmarkTokenUnknownDeviceCode is the anonymous token request an attacker
+// can send without registering: a device code that was never issued. It
+// reports the bytes the process wrote (disk-B/op): the answer goes to a
+// recorder and the log is discarded, so every byte written is the store's.
+func BenchmarkTokenUnknownDeviceCode(b *testing.B) {
+	h := newBenchHost(b)
+	body := "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=never-issued&client_id=nobody"
+	before, measured := bytesWritten()
+	b.ReportAllocs()
+	for b.Loop() {
+		if code, out := h.call(http.MethodPost, "/oauth/token", "application/x-www-form-urlencoded", body); code != http.StatusBadRequest {
+			b.Fatal(code, out)
+		}
+	}
+	if after, ok := bytesWritten(); measured && ok {
+		b.ReportMetric(float64(after-before)/float64(b.N), "disk-B/op")
+	}
+}
+
+// bytesWritten is what this process has written so far (wchar of
+// /proc/self/io), and false where the kernel does not say.
+func bytesWritten() (int64, bool) {
+	raw, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
+		}
+	}
+	return 0, false
 }

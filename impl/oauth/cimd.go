@@ -157,10 +157,8 @@ func (f *cimdFetcher) fetch(ctx context.Context, clientID string) (metadataDocum
 	if len(doc.RedirectURIs) == 0 {
 		return doc, errors.New("the client metadata document names no redirect_uris")
 	}
-	for _, u := range doc.RedirectURIs {
-		if why := checkRedirectURI(u); why != "" {
-			return doc, fmt.Errorf("the client metadata document's %s", why)
-		}
+	if why := checkRedirectURIs(doc.RedirectURIs); why != "" {
+		return doc, fmt.Errorf("the client metadata document's %s", why)
 	}
 	// Only public clients: this server authenticates no client.
 	if m := doc.TokenEndpointAuthMethod; m != "" && m != "none" {
@@ -187,7 +185,7 @@ func (s *Server) ensureMetadataClient(r *http.Request, clientID string) error {
 	}); err != nil || known {
 		return err
 	}
-	if ok, _ := s.registrations.allow(peerKey(r), now); !ok {
+	if ok, _ := s.registrations.allow(s.peerKey(r), now); !ok {
 		return errors.New("too many client metadata fetches from this address")
 	}
 	doc, err := s.cimd.fetch(r.Context(), clientID)

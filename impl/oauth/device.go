@@ -38,7 +38,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 	// RFC 8628 section 5.2: every device authorization stores a record and
 	// shows a code to guess, so the endpoint is limited per source address
 	// (here, before anything else is looked at) and per client (below).
-	if ok, wait := s.deviceByPeer.allow(peerKey(r), now); !ok {
+	if ok, wait := s.deviceByPeer.allow(s.peerKey(r), now); !ok {
 		tooMany(w, wait, "Too many device authorizations from this address; wait and try again")
 		return
 	}
@@ -202,53 +202,60 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	digest := store.DigestOf(deviceCode)
 	var resp *tokenResponse
 	var oerr *oauthError
-	err := s.store.Update(func(tx *store.Tx) error {
+	err := s.viewThenUpdate(func(tx *store.Tx, write bool) (bool, error) {
+		resp, oerr = nil, nil
 		dc, ok, err := tx.DeviceCode(digest)
 		if err != nil {
-			return err
+			return false, err
 		}
 		// The window is [issued, issued+5m): at five minutes it is over.
 		if !ok || !req.now.Before(dc.ExpiresAt) {
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		// RFC 8628 section 3.4: a public client names itself with client_id,
 		// and the code is redeemed only by the client it was issued to.
 		switch {
 		case req.clientID == "":
 			oerr = badRequest(errInvalidRequest, "Missing client_id: a device code is redeemed by the client it was issued to")
-			return nil
+			return true, nil
 		case req.clientID != dc.ClientID:
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		client, ok, err := lookupClient(tx, dc.ClientID, req.now)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		if !allowsGrant(client, grantDevice) {
 			oerr = badRequest(errUnauthorizedClient, "The client did not register for the device_code grant")
-			return nil
+			return true, nil
 		}
 		switch dc.Status {
 		case store.DeviceDenied:
 			oerr = badRequest(errAccessDenied, "The authorization request was denied")
-			return nil
+			return true, nil
 		case store.DeviceLocked:
 			oerr = badRequest(errAccessDenied, "The authorization request was locked after repeated failed approval attempts; start again")
-			return nil
-		case store.DeviceApproved:
+			return true, nil
+		}
+		// Every answer below changes the code: it is spent, or its last poll
+		// (and perhaps its interval) moves.
+		if !write {
+			return false, nil
+		}
+		if dc.Status == store.DeviceApproved {
 			// A device code is redeemed once: deleting it with the issue makes
 			// every later poll invalid_grant.
 			if err := tx.DeleteDeviceCode(digest); err != nil {
-				return err
+				return false, err
 			}
 			resp, err = s.issue(tx, client, dc.Role, randomString(16), req.now, grantOutput{})
-			return err
+			return true, err
 		}
 		// RFC 8628 section 3.5: slow_down is "a variant of
 		// authorization_pending"; the first poll has nothing to be too soon after.
@@ -262,7 +269,7 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 		} else {
 			oerr = badRequest(errAuthorizationPending, "The person has not yet approved or denied the request")
 		}
-		return tx.PutDeviceCode(digest, dc)
+		return true, tx.PutDeviceCode(digest, dc)
 	})
 	if err != nil {
 		s.log.Error("device grant", "err", err)

@@ -26,6 +26,9 @@ func FuzzRegister(f *testing.F) {
 		`{"redirect_uris":[1,2]}`,
 		`{"redirect_uris":[]}`,
 		`{}`, `[]`, `null`, `{"redirect_uris":`, ``,
+		`{"redirect_uris":["https://a.example/cb"],"redirect_uris":["https://b.example/cb"]}`,
+		`{"redirect_uris":["https://a.example/cb"],"x":{"k":[{"k":1,"k":2}]}}`,
+		`{"redirect_uris":["http://127.0.0.1:99999/cb"]}`,
 	} {
 		f.Add(seed)
 	}

@@ -20,11 +20,15 @@ type protectedResource struct {
 // authorizationServer is the RFC 8414 section 2 document naming every
 // endpoint of this server.
 type authorizationServer struct {
-	Issuer                            string   `json:"issuer"`
-	RegistrationEndpoint              string   `json:"registration_endpoint"`
-	DeviceAuthorizationEndpoint       string   `json:"device_authorization_endpoint"`
-	AuthorizationEndpoint             string   `json:"authorization_endpoint"`
-	TokenEndpoint                     string   `json:"token_endpoint"`
+	Issuer                      string `json:"issuer"`
+	RegistrationEndpoint        string `json:"registration_endpoint"`
+	DeviceAuthorizationEndpoint string `json:"device_authorization_endpoint"`
+	AuthorizationEndpoint       string `json:"authorization_endpoint"`
+	TokenEndpoint               string `json:"token_endpoint"`
+	// RFC 8414 section 2 names the RFC 7009 endpoint and how a client
+	// authenticates there: as a public client, by client_id alone.
+	RevocationEndpoint                string   `json:"revocation_endpoint"`
+	RevocationEndpointAuthMethods     []string `json:"revocation_endpoint_auth_methods_supported"`
 	ScopesSupported                   []string `json:"scopes_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
 	ResponseTypesSupported            []string `json:"response_types_supported"`
@@ -52,6 +56,8 @@ func (s *Server) handleAuthorizationServer(w http.ResponseWriter, r *http.Reques
 		DeviceAuthorizationEndpoint:                base + "/oauth/device_authorization",
 		AuthorizationEndpoint:                      base + "/oauth/authorize",
 		TokenEndpoint:                              base + "/oauth/token",
+		RevocationEndpoint:                         base + "/oauth/revoke",
+		RevocationEndpointAuthMethods:              []string{"none"},
 		ScopesSupported:                            role.Scopes,
 		GrantTypesSupported:                        supportedGrants,
 		ResponseTypesSupported:                     []string{"code"},

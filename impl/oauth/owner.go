@@ -16,9 +16,11 @@ import (
 // owner secret (package owner), gets a session cookie, and each consent form
 // is bound to that session and accepted once.
 const (
-	// sessionCookie names the owner's session cookie. It is HttpOnly and
-	// SameSite=Strict: no script reads it and no other site's request carries it.
-	sessionCookie = "toolhost_owner"
+	// sessionCookiePrefix starts the name of the owner's session cookie;
+	// the port of the host's base URL ends it (sessionCookie). It is
+	// HttpOnly and SameSite=Strict: no script reads it and no other site's
+	// request carries it.
+	sessionCookiePrefix = "toolhost_owner_"
 	// ownerSessionLifetime bounds a session; the owner signs in again after it.
 	ownerSessionLifetime = 12 * time.Hour
 	// consentFormLifetime bounds how long a rendered form may be posted.
@@ -35,19 +37,29 @@ const (
 // handleLogin is POST /oauth/login: the owner secret, from the sign-in page
 // that stands in front of every consent page. On success it starts a
 // session and sends the person back to the page they asked for.
+//
+// The wrong-tries throttle is looked at only once the secret proved wrong:
+// the owner's correct secret is never refused for tries that wrong ones
+// spent, which behind a shared address (a proxy, a NAT) would lock the owner
+// out. The secret is 32 random bytes (package owner), so answering it while
+// wrong ones meet 429 gives a guesser nothing.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
-	if s.refuseThrottled(w, r, now) || !readConsentForm(w, r) {
+	if !readConsentForm(w, r) {
 		return
 	}
 	back := returnPath(r.PostForm.Get("return"))
-	if !s.sameOrigin(r) {
-		s.wrongTry(r, now, userCodeOf(back))
-		writePage(w, http.StatusForbidden, crossSite)
-		return
-	}
-	if !s.ownerSecretValid(r.PostForm.Get("secret")) {
-		s.wrongTry(r, now, userCodeOf(back))
+	sameOrigin := s.sameOrigin(r)
+	if !sameOrigin || !s.ownerSecretValid(r.PostForm.Get("secret")) {
+		if s.refuseThrottled(w, r, now) {
+			return
+		}
+		s.wrongTry(r, now, "")
+		if !sameOrigin {
+			writePage(w, http.StatusForbidden, crossSite)
+			return
+		}
+		s.log.Warn("owner sign-in failed: wrong owner secret", "peer", s.peerKey(r))
 		writePage(w, http.StatusForbidden, page{Title: "Sign in as the owner", Error: true,
 			Message: "That is not the owner secret of this host.", Login: &loginView{Return: back}})
 		return
@@ -63,8 +75,8 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 			Message: "The sign-in could not be recorded. Try again."})
 		return
 	}
-	s.log.Info("owner signed in", "peer", peerKey(r))
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/oauth",
+	s.log.Info("owner signed in", "peer", s.peerKey(r))
+	http.SetCookie(w, &http.Cookie{Name: s.sessionCookie(r), Value: token, Path: "/oauth",
 		MaxAge: int(ownerSessionLifetime / time.Second), HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: strings.HasPrefix(s.base.Of(r), "https://")})
 	w.Header().Set("Cache-Control", "no-store")
@@ -87,9 +99,26 @@ func (s *Server) ownerSecretValid(secret string) bool {
 	return err == nil && ok
 }
 
+// sessionCookie names the owner's session cookie after the port of the
+// host's base URL. Cookies do not keep ports apart (RFC 6265 section 8.5):
+// two hosts on one name, on two ports, would each overwrite the other's
+// session under one name.
+func (s *Server) sessionCookie(r *http.Request) string {
+	port := "80"
+	if u, err := url.Parse(s.base.Of(r)); err == nil {
+		switch {
+		case u.Port() != "":
+			port = u.Port()
+		case u.Scheme == "https":
+			port = "443"
+		}
+	}
+	return sessionCookiePrefix + port
+}
+
 // ownerSession returns the digest of the request's live owner session.
 func (s *Server) ownerSession(r *http.Request) (store.Digest, bool) {
-	c, err := r.Cookie(sessionCookie)
+	c, err := r.Cookie(s.sessionCookie(r))
 	if err != nil || c.Value == "" {
 		return store.Digest{}, false
 	}
@@ -156,10 +185,16 @@ func spendForm(tx *store.Tx, token string, session store.Digest, binding string,
 	return f.Session == session && f.Binding == binding && now.Before(f.ExpiresAt), nil
 }
 
-// refuseThrottled answers 429 to an address that has spent its wrong tries.
+// refuseThrottled answers 429 to an address that has spent its wrong
+// tries, unless the request carries the owner's live session: the owner
+// signed in with the secret, and must not be locked out by tries that
+// others sharing the address (behind a proxy or a NAT) got wrong.
 func (s *Server) refuseThrottled(w http.ResponseWriter, r *http.Request, now time.Time) bool {
-	throttled, wait := s.wrongTries.throttled(peerKey(r), now)
+	throttled, wait := s.wrongTries.throttled(s.peerKey(r), now)
 	if !throttled {
+		return false
+	}
+	if _, signedIn := s.ownerSession(r); signedIn {
 		return false
 	}
 	setRetryAfter(w, wait)
@@ -169,12 +204,18 @@ func (s *Server) refuseThrottled(w http.ResponseWriter, r *http.Request, now tim
 }
 
 // wrongTry spends one of the address's wrong tries and, when the try named
-// a pending user code, counts it against that code, locking it at
-// maxUserCodeTries: its device authorization is then refused (RFC 8628
-// section 5.1).
+// a pending user code and came with the owner's session (a forged or stale
+// form posted from the owner's browser), counts it against that code,
+// locking it at maxUserCodeTries: its device authorization is then refused
+// (RFC 8628 section 5.1). A try without the owner's session counts against
+// its address only: anyone may name a code, and five anonymous posts must
+// not lock a sign-in the owner is about to approve.
 func (s *Server) wrongTry(r *http.Request, now time.Time, userCode string) {
-	s.wrongTries.allow(peerKey(r), now)
+	s.wrongTries.allow(s.peerKey(r), now)
 	if userCode == "" {
+		return
+	}
+	if _, signedIn := s.ownerSession(r); !signedIn {
 		return
 	}
 	err := s.store.Update(func(tx *store.Tx) error {
@@ -217,16 +258,4 @@ func returnPath(raw string) string {
 		return u.Path
 	}
 	return u.Path + "?" + u.RawQuery
-}
-
-// userCodeOf is the normalized user code a return target names, or "".
-func userCodeOf(back string) string {
-	u, err := url.Parse(back)
-	if err != nil || u.Path != "/oauth/device" {
-		return ""
-	}
-	if c := u.Query().Get("user_code"); c != "" {
-		return normalizeUserCode(c)
-	}
-	return ""
 }

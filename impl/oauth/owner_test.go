@@ -60,6 +60,7 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		Expect(r.status).To(Equal(http.StatusSeeOther))
 		Expect(r.header.Get("Location")).To(Equal("/oauth/device?user_code=" + d.userCode))
 		cookie := r.header.Get("Set-Cookie")
+		Expect(cookie).To(HavePrefix("toolhost_owner_" + h.http.URL[strings.LastIndex(h.http.URL, ":")+1:] + "="))
 		Expect(cookie).To(ContainSubstring("HttpOnly"))
 		Expect(cookie).To(ContainSubstring("SameSite=Strict"))
 		Expect(cookie).To(ContainSubstring("Path=/oauth"))
@@ -67,6 +68,19 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		for _, elsewhere := range []string{"https://attacker.example/", "//attacker.example/oauth/device", "/mcp"} {
 			r = h.login(newBrowser(), ownerSecret, elsewhere)
 			Expect(r.header.Get("Location")).To(Equal("/oauth/device"), elsewhere)
+		}
+	})
+
+	It("keeps the sessions of two hosts on one name apart: cookies do not keep ports apart (RFC 6265 section 8.5)", func() {
+		other := newHost()
+		browser := newBrowser()
+		Expect(h.login(browser, ownerSecret, "/oauth/device").status).To(Equal(http.StatusSeeOther))
+		Expect(other.login(browser, ownerSecret, "/oauth/device").status).To(Equal(http.StatusSeeOther))
+		for _, x := range []*host{h, other} {
+			req, err := http.NewRequest(http.MethodGet, x.url("/oauth/device"), nil)
+			Expect(err).NotTo(HaveOccurred())
+			r := doWith(browser, req)
+			Expect(r.body).To(ContainSubstring(`id="user_code"`), "still signed in on %s", x.http.URL)
 		}
 	})
 
@@ -137,19 +151,36 @@ var _ = Describe("The owner's sign-in in front of the consent pages", func() {
 		}
 		Expect(throttledAt).To(BeNumerically(">", 0), "never throttled")
 		Expect(throttledAt).To(BeNumerically("<=", 20))
-		By("throttling the signed-in owner's address too, and its posts")
-		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusTooManyRequests))
+		By("throttling the address's anonymous requests and wrong secrets")
 		Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}}).status).To(Equal(http.StatusTooManyRequests))
-		Expect(h.login(newBrowser(), ownerSecret, "/oauth/device").status).To(Equal(http.StatusTooManyRequests))
+		Expect(h.login(newBrowser(), "not-the-owner-secret-but-long-enough-0123", "/oauth/device").status).
+			To(Equal(http.StatusTooManyRequests))
+		By("never refusing the owner: not the correct secret, not the signed-in session")
+		owner := newBrowser()
+		Expect(h.login(owner, ownerSecret, "/oauth/device?user_code="+d.userCode).status).To(Equal(http.StatusSeeOther))
+		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusOK))
+		Expect(h.decide(d.userCode, "guest", "approve").status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
 	})
 
-	It("locks a user code after a few failed approval attempts naming it", func() {
+	It("locks a user code after a few failed approval attempts from the owner's session naming it", func() {
 		for range 5 {
-			Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
+			Expect(h.postForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
 				"action": {"approve"}, "csrf": {"forged"}}).status).To(Equal(http.StatusForbidden))
 		}
 		expectOAuthError(h.poll(d), http.StatusBadRequest, "access_denied", "")
 		Expect(h.get("/oauth/device?user_code=" + d.userCode).status).To(Equal(http.StatusBadRequest))
+	})
+
+	It("counts anonymous posts naming a user code against their address, never against the code", func() {
+		for range 10 {
+			Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}, "role": {"owner"},
+				"action": {"approve"}, "csrf": {"forged"}}).status).To(Equal(http.StatusForbidden))
+		}
+		Expect(h.anonPostForm("/oauth/device", url.Values{"user_code": {d.userCode}}).status).To(Equal(http.StatusTooManyRequests))
+		pending()
+		Expect(h.decide(d.userCode, "guest", "approve").status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
 	})
 
 	It("asks for the owner secret in front of the authorization page too", func() {

@@ -3,9 +3,7 @@ package oauth
 import (
 	"cmp"
 	"math"
-	"net"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
@@ -128,27 +126,9 @@ func (l *limiter) evict(now time.Time) {
 	}
 }
 
-// peerKey is the source address of r, from the connection itself: headers
-// such as X-Forwarded-For are client-controlled and would let a client pick
-// its own bucket. An IPv6 host usually holds a whole /64, so the /64 is the
-// address.
-func peerKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return host
-	}
-	addr = addr.Unmap()
-	if addr.Is6() {
-		if p, err := addr.Prefix(64); err == nil {
-			return p.String()
-		}
-	}
-	return addr.String()
-}
+// peerKey is the source address of r that the limits key on: the
+// connection's, or the one a trusted proxy forwarded (package clientaddr).
+func (s *Server) peerKey(r *http.Request) string { return s.clients.Key(r) }
 
 // retryAfterSeconds renders a wait for the Retry-After header (RFC 9110
 // section 10.2.3), rounded up so a client that obeys it is not refused again.

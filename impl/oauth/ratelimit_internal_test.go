@@ -1,7 +1,6 @@
 package oauth
 
 import (
-	"net/http"
 	"strconv"
 	"time"
 
@@ -77,14 +76,4 @@ var _ = Describe("limiter", func() {
 		throttled, _ = l.throttled("a", start.Add(time.Minute))
 		Expect(throttled).To(BeFalse())
 	})
-
-	DescribeTable("keys on the peer address",
-		func(remote, want string) {
-			Expect(peerKey(&http.Request{RemoteAddr: remote})).To(Equal(want))
-		},
-		Entry("IPv4", "192.0.2.7:5555", "192.0.2.7"),
-		Entry("IPv4-mapped IPv6", "[::ffff:192.0.2.7]:5555", "192.0.2.7"),
-		Entry("IPv6, by /64", "[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1:2::/64"),
-		Entry("unparsable", "somewhere", "somewhere"),
-	)
 })

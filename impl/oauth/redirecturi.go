@@ -4,12 +4,39 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
 // redirectRule opens the description of every refused redirect URI scheme.
 // Source section 7.3 gives this text and says it continues after it.
 const redirectRule = "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
+
+// A registration is kept for up to seven days before its first use (source
+// section 3) by anyone who asks, so what it may hold is bounded: a native app
+// or an agent needs one or two redirect URIs of a few dozen bytes.
+const (
+	maxRedirectURIs   = 10
+	maxRedirectURILen = 1024
+)
+
+// checkRedirectURIs returns why the list may not be registered, or "" when
+// it may: at most maxRedirectURIs, each at most maxRedirectURILen bytes and
+// accepted by checkRedirectURI.
+func checkRedirectURIs(uris []string) string {
+	if len(uris) > maxRedirectURIs {
+		return fmt.Sprintf("redirect_uris holds %d URIs; at most %d are accepted", len(uris), maxRedirectURIs)
+	}
+	for _, u := range uris {
+		if len(u) > maxRedirectURILen {
+			return fmt.Sprintf("redirect_uris holds a URI of %d bytes; at most %d are accepted", len(u), maxRedirectURILen)
+		}
+		if why := checkRedirectURI(u); why != "" {
+			return why
+		}
+	}
+	return ""
+}
 
 // checkRedirectURI returns why raw may not be registered as a redirect URI,
 // or "" when it may (source section 4, rule 1). The three accepted kinds:
@@ -31,6 +58,13 @@ func checkRedirectURI(raw string) string {
 	}
 	if u.User != nil {
 		return fmt.Sprintf("redirect_uris must not contain userinfo; got %q", raw)
+	}
+	// RFC 3986 section 3.2.3 allows any digits in a port; a TCP port is
+	// 1 to 65535, and no client can listen on any other.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Sprintf("redirect_uris must name a port from 1 to 65535; got %q", raw)
+		}
 	}
 	switch scheme := strings.ToLower(u.Scheme); {
 	case scheme == "https":

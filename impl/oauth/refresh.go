@@ -17,48 +17,64 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	if token == "" {
 		return nil, badRequest(errInvalidRequest, "Missing refresh_token")
 	}
+	// Every client of this host is public, so client_id is the only thing
+	// that says who redeems the token: OAuth 2.1 (draft 13, section 3.2.2)
+	// needs it where "the grant_type requires identification of public
+	// clients", and section 4.3.1 matches it against the token's client.
+	if req.clientID == "" {
+		return nil, badRequest(errInvalidRequest, "Missing client_id: a refresh token is redeemed by the client it was issued to")
+	}
 	if !s.authentic(kindRefresh, token) {
 		return nil, invalid
 	}
 	digest := store.DigestOf(token)
 	var resp *tokenResponse
 	var oerr *oauthError
-	err := s.store.Update(func(tx *store.Tx) error {
+	err := s.viewThenUpdate(func(tx *store.Tx, write bool) (bool, error) {
+		resp, oerr = nil, nil
 		rt, ok, err := tx.RefreshToken(digest)
 		if err != nil {
-			return err
+			return false, err
 		}
-		if !ok || (req.clientID != "" && req.clientID != rt.ClientID) {
+		if !ok || req.clientID != rt.ClientID {
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		if !rt.SpentAt.IsZero() {
+			// A replay revokes the grant: a change, made in the read-write
+			// transaction.
+			if !write {
+				return false, nil
+			}
 			oerr = badRequest(errInvalidGrant, "Refresh token already used; every token of its grant is revoked")
 			s.log.Warn("refresh token replayed; grant revoked", "client_id", rt.ClientID)
-			return revokeGrant(tx, rt.GrantID)
+			return true, revokeGrant(tx, rt.GrantID)
 		}
 		client, ok, err := lookupClient(tx, rt.ClientID, req.now)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
 			oerr = invalid
-			return nil
+			return true, nil
 		}
 		if !allowsGrant(client, grantRefreshToken) {
 			oerr = badRequest(errUnauthorizedClient, "The client did not register for the refresh_token grant")
-			return nil
+			return true, nil
+		}
+		if !write {
+			return false, nil
 		}
 		rt.SpentAt = req.now
 		if err := tx.PutRefreshToken(digest, rt); err != nil {
-			return err
+			return false, err
 		}
 		if err := tx.DeleteCredential(rt.Access); err != nil {
-			return err
+			return false, err
 		}
 		resp, err = s.issue(tx, client, rt.Role, rt.GrantID, req.now,
 			grantOutput{ttl: authCodeAccessLifetime, withRefresh: true})
-		return err
+		return true, err
 	})
 	if err != nil {
 		s.log.Error("refresh grant", "err", err)

@@ -50,7 +50,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	// Only a request that would create a registration spends the address's
 	// allowance; a refused request costs nothing (source section 7.3 notes).
-	if ok, wait := s.registrations.allow(peerKey(r), now); !ok {
+	if ok, wait := s.registrations.allow(s.peerKey(r), now); !ok {
 		tooMany(w, wait, "Too many registrations from this address; register once and keep the client_id")
 		return
 	}
@@ -97,6 +97,12 @@ func (s *Server) parseRegistration(w http.ResponseWriter, r *http.Request) (stor
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return store.Client{}, badRequest(errInvalidClientMetadata, "Request body must be a JSON object")
 	}
+	if name, dup := duplicateMember(body); dup {
+		if !plainName(name) {
+			name = "A member"
+		}
+		return store.Client{}, badRequest(errInvalidClientMetadata, name+" appears more than once in one object")
+	}
 	var c store.Client
 
 	raw, present := fields["redirect_uris"]
@@ -109,10 +115,8 @@ func (s *Server) parseRegistration(w http.ResponseWriter, r *http.Request) (stor
 	if len(c.RedirectURIs) == 0 {
 		return c, badRequest(errInvalidRedirectURI, "Missing redirect_uris")
 	}
-	for _, u := range c.RedirectURIs {
-		if why := checkRedirectURI(u); why != "" {
-			return c, badRequest(errInvalidRedirectURI, why)
-		}
+	if why := checkRedirectURIs(c.RedirectURIs); why != "" {
+		return c, badRequest(errInvalidRedirectURI, why)
 	}
 
 	if raw, ok := fields["client_name"]; ok {

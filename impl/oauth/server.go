@@ -1,8 +1,8 @@
 // Package oauth is the authorization side of the reference host: client
 // registration (RFC 7591), the device authorization grant (RFC 8628), the
 // authorization code grant with PKCE (RFC 6749 section 4.1, RFC 7636),
-// refresh tokens (RFC 6749 section 6), the consent pages behind the owner's
-// sign-in, the limits that bound abuse of all of them, and the metadata
+// refresh tokens (RFC 6749 section 6), token revocation (RFC 7009), the
+// consent pages behind the owner's sign-in, the limits that bound abuse of all of them, and the metadata
 // documents (RFC 8414, RFC 9728). Error texts and time rules follow the
 // source document (sections 2, 3, 4, 5, 7.3 and 8); what it does not show
 // follows PRODUCT.md section 6.
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/clientaddr"
 	"github.com/conform-mcp/conform/impl/clock"
 	"github.com/conform-mcp/conform/impl/store"
 )
@@ -48,6 +49,15 @@ type Options struct {
 	// 0 means every 10 seconds (a client's own allowance refills three
 	// times slower).
 	DeviceEvery time.Duration
+	// TokenBurst is how many token requests one source address may make at
+	// once; 0 means 60.
+	TokenBurst int
+	// TokenEvery is how often one more is allowed once the burst is spent;
+	// 0 means every 500 milliseconds.
+	TokenEvery time.Duration
+	// ClientAddr finds the source address the limits key on; the zero
+	// value keys on the connection's address.
+	ClientAddr clientaddr.Resolver
 	// Logger receives one line per registration, issued credential and
 	// internal failure; nil discards them.
 	Logger *slog.Logger
@@ -60,12 +70,17 @@ type Server struct {
 	base   baseurl.Resolver
 	secret []byte
 	log    *slog.Logger
+	// clients finds a request's source address for the limits.
+	clients clientaddr.Resolver
 
 	// registrations limits registrations per source address.
 	registrations *limiter
 	// deviceByPeer and deviceByClient limit device authorizations per
 	// source address and per client (RFC 8628 section 5.1 and 5.2).
 	deviceByPeer, deviceByClient *limiter
+	// tokens limits token requests per source address (RFC 8628 section
+	// 5.2): every one costs a store lookup, and a poll a write.
+	tokens *limiter
 	// wrongTries limits, per source address, the tries on the consent pages
 	// that fail: an unknown user code, a wrong owner secret, a forged form
 	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
@@ -99,6 +114,12 @@ func New(o Options) (*Server, error) {
 	if o.DeviceEvery <= 0 {
 		o.DeviceEvery = 10 * time.Second
 	}
+	if o.TokenBurst <= 0 {
+		o.TokenBurst = 60
+	}
+	if o.TokenEvery <= 0 {
+		o.TokenEvery = 500 * time.Millisecond
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -109,9 +130,12 @@ func New(o Options) (*Server, error) {
 		secret: o.Store.Identity().Secret,
 		log:    o.Logger,
 
+		clients: o.ClientAddr,
+
 		registrations:  newLimiter(o.RegistrationBurst, o.RegistrationEvery),
 		deviceByPeer:   newLimiter(o.DeviceBurst, o.DeviceEvery),
 		deviceByClient: newLimiter(max(o.DeviceBurst/3, 1), 3*o.DeviceEvery),
+		tokens:         newLimiter(o.TokenBurst, o.TokenEvery),
 		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
 		cimd:           newCIMDFetcher(),
 	}
@@ -129,6 +153,7 @@ func (s *Server) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /oauth/authorize", s.handleAuthorizePage)
 	mux.HandleFunc("POST /oauth/authorize", s.handleAuthorizeDecision)
 	mux.HandleFunc("POST /oauth/token", s.handleToken)
+	mux.HandleFunc("POST /oauth/revoke", s.handleRevoke)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.handleProtectedResource)
 	// RFC 9728 section 3.1 inserts the resource's path after the well-known
 	// name; clients that follow it for {base}/mcp ask here.

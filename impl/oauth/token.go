@@ -42,6 +42,10 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := tokenRequest{form: form, now: s.clock.Now()}
+	if ok, wait := s.tokens.allow(s.peerKey(r), req.now); !ok {
+		s.refuseTokenRequest(w, form.Get("grant_type"), wait)
+		return
+	}
 	if req.clientID, oerr = requestClientID(r, form); oerr != nil {
 		writeError(w, oerr)
 		return
@@ -70,6 +74,20 @@ func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// refuseTokenRequest answers a token request from an address that spent its
+// allowance, before the store is looked at. A device-grant poll is told
+// slow_down, the answer RFC 8628 sections 3.5 and 5.2 give a client that
+// polls too often, so it backs off as it already knows how to; any other
+// grant gets 429 with Retry-After, as the other limits answer.
+func (s *Server) refuseTokenRequest(w http.ResponseWriter, grant string, wait time.Duration) {
+	if grant == grantDevice || grant == grantDeviceShort {
+		setRetryAfter(w, wait)
+		writeError(w, badRequest(errSlowDown, "Too many token requests from this address; poll 5 seconds more slowly (RFC 8628 section 3.5)"))
+		return
+	}
+	tooMany(w, wait, "Too many token requests from this address; wait and try again")
 }
 
 // requestClientID finds the client_id of a token request. Clients are public,
