@@ -349,3 +349,72 @@ var _ = Describe("html", func() {
 		}
 	})
 })
+
+// jsonDoc is the part of the JSON report a program reads.
+type jsonDoc struct {
+	Pack      string `json:"pack"`
+	ExitCode  int    `json:"exit_code"`
+	Started   string `json:"started"`
+	Counts    map[string]int
+	Scenarios []struct {
+		ID           string `json:"id"`
+		Pack         string `json:"pack"`
+		Outcome      string `json:"outcome"`
+		FailsRun     bool   `json:"fails_run"`
+		Reason       string `json:"reason"`
+		Requirements []struct {
+			ID    string `json:"id"`
+			Level string `json:"level"`
+		} `json:"requirements"`
+		Departure *struct {
+			Check, Expected, Actual string
+		} `json:"departure"`
+		Exchanges []struct {
+			Method       string `json:"method"`
+			Status       int    `json:"status"`
+			ResponseBody string `json:"response_body"`
+		} `json:"exchanges"`
+	} `json:"scenarios"`
+}
+
+var _ = Describe("json", func() {
+	It("has one object per scenario with its pack, requirements, outcome, reason and exchanges", func() {
+		var doc jsonDoc
+		Expect(json.Unmarshal([]byte(render(report.JSON{})), &doc)).To(Succeed())
+		Expect(doc.Pack).To(Equal("source"))
+		Expect(doc.ExitCode).To(Equal(1))
+		Expect(doc.Started).To(Equal("2026-03-14T09:26:53Z"))
+		Expect(doc.Counts).To(HaveKeyWithValue("not_run", 1))
+		Expect(doc.Scenarios).To(HaveLen(8))
+
+		failed := doc.Scenarios[1]
+		Expect(failed.ID).To(Equal("features/5_authentication.feature: An unknown tool answers 401 to an anonymous caller"))
+		Expect(failed.Pack).To(Equal("source"))
+		Expect(failed.Outcome).To(Equal("failed"))
+		Expect(failed.FailsRun).To(BeTrue())
+		Expect(failed.Requirements).To(HaveLen(2))
+		Expect(failed.Requirements[0].ID).To(Equal("AUTH-5"))
+		Expect(failed.Requirements[0].Level).To(Equal("MUST"))
+		Expect(failed.Departure.Check).To(Equal("HTTP status"))
+		Expect(failed.Departure.Expected).To(Equal("401"))
+		Expect(failed.Exchanges).To(HaveLen(2))
+		Expect(failed.Exchanges[1].ResponseBody).To(Equal(`<html><script>alert("x")</script> & </pre></html>`), "bodies are whole and unescaped")
+
+		Expect(doc.Scenarios[2].Outcome).To(Equal("harness_error"))
+		Expect(doc.Scenarios[2].FailsRun).To(BeTrue())
+		tolerated := doc.Scenarios[3]
+		Expect(tolerated.Requirements[0].Level).To(Equal("SHOULD"))
+		Expect(tolerated.FailsRun).To(BeFalse())
+		notRun := doc.Scenarios[4]
+		Expect(notRun.Outcome).To(Equal("not_run"))
+		Expect(notRun.Reason).To(Equal("the profile names no peer (key peer.target)"))
+		Expect(notRun.Exchanges).NotTo(BeNil())
+		Expect(doc.Scenarios[7].FailsRun).To(BeTrue(), "an expected failure that passes fails the run")
+	})
+
+	It("renders an empty run with an empty list of scenarios", func() {
+		var b bytes.Buffer
+		Expect(report.JSON{}.Write(&b, outcome.Run{})).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"scenarios": []`))
+	})
+})

@@ -23,10 +23,10 @@ type Output struct {
 
 // formatsHelp is named in every error so that a mistyped --format says what
 // would have worked (PRODUCT.md section 3).
-const formatsHelp = "pretty, progress, junit:FILE, cucumber:FILE or html:FILE"
+const formatsHelp = "pretty, progress, junit:FILE, cucumber:FILE, html:FILE or json:FILE"
 
 // Parse parses a --format value: comma-separated "pretty", "progress",
-// "junit:FILE", "cucumber:FILE", "html:FILE". An empty value means pretty.
+// "junit:FILE", "cucumber:FILE", "html:FILE", "json:FILE". An empty value means pretty.
 // pretty and progress go to stdout; the others to their FILE. An unknown or
 // malformed entry, or two entries writing the same file, is an error naming it.
 func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
@@ -50,7 +50,7 @@ func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 			if name == "progress" {
 				o.Writer = NewProgress(stdout, color)
 			}
-		case "junit", "cucumber", "html":
+		case "junit", "cucumber", "html", "json":
 			if path == "" {
 				return nil, fmt.Errorf("--format entry %q: %s needs a file, as in %s:FILE", entry, name, name)
 			}
@@ -64,6 +64,8 @@ func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 				o.Writer = JUnit{}
 			case "cucumber":
 				o.Writer = Cucumber{}
+			case "json":
+				o.Writer = JSON{}
 			default:
 				o.Writer = HTML{}
 			}
