@@ -46,6 +46,24 @@ var _ = Describe("Parse", func() {
 		Entry("stdout with a file", "pretty:out.txt", `"pretty:out.txt": pretty writes to standard output`),
 		Entry("empty entry", "pretty,,progress", "empty entry"),
 		Entry("same file twice", "junit:r.xml,cucumber:./r.xml", `"cucumber:./r.xml": junit already writes ./r.xml`),
+		Entry("pretty twice", "pretty,junit:r.xml,pretty", `names pretty twice`),
+	)
+
+	DescribeTable("lets pretty and progress share standard output without interleaving",
+		func(spec string) {
+			var stdout bytes.Buffer
+			outputs, err := report.Parse(spec, &stdout, false)
+			Expect(err).NotTo(HaveOccurred())
+			run := fixtureRun()
+			live := report.LiveAll(outputs)
+			for _, r := range run.Results {
+				live.ScenarioFinished(r)
+			}
+			Expect(report.WriteAll(outputs, &stdout, run)).To(Succeed())
+			Expect(stdout.String()).To(Equal(".FEF-.F.\n" + render(report.Pretty{})))
+		},
+		Entry("pretty first", "pretty,progress"),
+		Entry("progress first", "progress,pretty"),
 	)
 })
 

@@ -114,11 +114,17 @@ func stepLine(s outcome.Step) string {
 // explain says what a reader needs to know about a result that did not
 // simply pass: for a failure the requirements with their sentences, expected
 // and actual, and the HTTP exchanges (PRODUCT.md section 5). It returns one
-// line per entry without indentation; the text formats indent it as they need.
-// A plain pass needs no explanation and gets only what it observed of the
-// choices the source leaves open.
-func explain(run outcome.Run, r outcome.Result) []string {
-	lines := because(run, r)
+// line per entry without indentation; the text formats indent it as they need,
+// and say with b whether bodies are cut. A plain pass needs no explanation
+// and gets only what it observed of the choices the source leaves open.
+func explain(run outcome.Run, r outcome.Result, b bodies) []string {
+	return append(because(run, r, b), observedOnly(r)...)
+}
+
+// observedOnly is what explain says of r beyond its outcome: for a scenario
+// not run, whose reason the text formats give once for all that share it.
+func observedOnly(r outcome.Result) []string {
+	var lines []string
 	for _, o := range r.Observed {
 		lines = append(lines, "observed: "+o)
 	}
@@ -126,7 +132,7 @@ func explain(run outcome.Run, r outcome.Result) []string {
 }
 
 // because is explain without the observations.
-func because(run outcome.Run, r outcome.Result) []string {
+func because(run outcome.Run, r outcome.Result, b bodies) []string {
 	switch {
 	case stale(r):
 		return []string{"listed as an expected failure, but it passed: remove it from the expected-failures file"}
@@ -164,6 +170,9 @@ func because(run outcome.Run, r outcome.Result) []string {
 		"expected: "+d.Expected,
 		"actual:   "+d.Actual)
 	for i, ex := range d.Exchanges {
+		if b == cutBodies {
+			ex = cutExchange(ex)
+		}
 		lines = append(lines, fmt.Sprintf("exchange %d of %d:", i+1, len(d.Exchanges)))
 		for _, l := range strings.Split(strings.TrimRight(ex.String(), "\n"), "\n") {
 			lines = append(lines, "  "+l)
