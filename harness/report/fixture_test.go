@@ -44,15 +44,19 @@ const (
 )
 
 // steps gives a scenario at line `at` three steps with the given statuses.
+// The second names the tool by placeholder; once run, it has sent a value.
 func steps(at int, statuses ...string) []outcome.Step {
-	texts := []struct{ kw, text string }{
-		{"Given ", "an anonymous caller"},
-		{"When ", "it calls tools/call with the tool \"no_such_tool\""},
-		{"Then ", "the response status is 401"},
+	texts := []struct{ kw, text, sent string }{
+		{"Given ", "an anonymous caller", ""},
+		{"When ", "the caller calls {tools.unknown} on {paths.open}", "the caller calls no_such_tool on /public/readme.md"},
+		{"Then ", "the response status is 401", ""},
 	}
 	out := make([]outcome.Step, len(statuses))
 	for i, st := range statuses {
 		out[i] = outcome.Step{Keyword: texts[i].kw, Text: texts[i].text, Line: at + 1 + i, Status: st}
+		if st != "skipped" {
+			out[i].Sent = texts[i].sent
+		}
 	}
 	return out
 }

@@ -74,6 +74,17 @@ var _ = Describe("pretty", func() {
 		Expect(b.String()).To(ContainSubstring("reason: boom"))
 	})
 
+	It("shows the step that failed with the values it sent, not its placeholders", func() {
+		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2),
+			Steps: []outcome.Step{{Keyword: "When ", Text: "the caller calls {tools.read} on {paths.open}",
+				Sent: "the caller calls afs_read on /public/readme.md", Line: 3, Status: "failed"}}}
+		for _, w := range []report.Writer{report.Pretty{}, report.JUnit{}} {
+			var b bytes.Buffer
+			Expect(w.Write(&b, singleRun(r))).To(Succeed())
+			Expect(b.String()).To(ContainSubstring("at step: When the caller calls afs_read on /public/readme.md (line 3)"))
+		}
+	})
+
 	It("counts a SHOULD failure under --strict", func() {
 		r := outcome.Result{Scenario: "s", Status: outcome.Failed,
 			Requirements: []spec.Requirement{{ID: "T401-8", Section: "7.2", Level: spec.Should, Text: "t"}},

@@ -80,6 +80,7 @@ type jsonDeparture struct {
 type jsonStep struct {
 	Keyword string `json:"keyword"`
 	Text    string `json:"text"`
+	Sent    string `json:"sent,omitempty"`
 	Line    int    `json:"line"`
 	Status  string `json:"status"`
 	Error   string `json:"error,omitempty"`
@@ -140,7 +141,7 @@ func newJSONScenario(run outcome.Run, r outcome.Result) jsonScenario {
 		s.Exchanges = append(s.Exchanges, d.Exchanges...)
 	}
 	for _, st := range r.Steps {
-		s.Steps = append(s.Steps, jsonStep{Keyword: st.Keyword, Text: st.Text, Line: st.Line, Status: st.Status, Error: st.Error})
+		s.Steps = append(s.Steps, jsonStep{Keyword: st.Keyword, Text: st.Text, Sent: st.Sent, Line: st.Line, Status: st.Status, Error: st.Error})
 	}
 	return s
 }

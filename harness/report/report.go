@@ -106,9 +106,18 @@ func failedStep(r outcome.Result) (outcome.Step, bool) {
 	return outcome.Step{}, false
 }
 
-// stepLine renders a step the way it reads in the feature file.
+// stepLine renders a step as it ran: the feature file's words with the
+// values it sent in place of its placeholders, and the line to find it by.
 func stepLine(s outcome.Step) string {
-	return fmt.Sprintf("%s %s (line %d)", strings.TrimSpace(s.Keyword), s.Text, s.Line)
+	return fmt.Sprintf("%s %s (line %d)", strings.TrimSpace(s.Keyword), stepText(s), s.Line)
+}
+
+// stepText is what the step sent when it ran, else its text as written.
+func stepText(s outcome.Step) string {
+	if s.Sent != "" {
+		return s.Sent
+	}
+	return s.Text
 }
 
 // explain says what a reader needs to know about a result that did not
