@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/wire"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -348,6 +349,35 @@ var _ = Describe("html", func() {
 		Expect(page).NotTo(ContainSubstring("<html><"))
 		Expect(page).To(ContainSubstring("&lt;html&gt;&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;/pre&gt;&lt;/html&gt;"))
 		Expect(page).To(ContainSubstring("Authorization: Bearer ****"))
+	})
+
+	DescribeTable("gives each requirement the verdict of its scenarios taken together",
+		func(statuses []outcome.Status, level spec.Level, want string) {
+			run := outcome.Run{}
+			for _, st := range statuses {
+				run.Results = append(run.Results, outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: string(st), Status: st,
+					Requirements: []spec.Requirement{{ID: "X-1", Section: "1", Level: level}}, Departure: outcome.Departf("c", 1, 2)})
+			}
+			var b bytes.Buffer
+			Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+			Expect(b.String()).To(MatchRegexp(`<th scope="row" class="rid" title="">X-1</th><td>` + string(level) + `</td><td>1</td><td><span class="badge b-[a-z]+">` + regexp.QuoteMeta(want) + `</span>`))
+		},
+		Entry("all passed", []outcome.Status{outcome.Passed, outcome.Passed}, spec.Must, "passed"),
+		Entry("one failed", []outcome.Status{outcome.Passed, outcome.Failed}, spec.Must, "FAILED"),
+		Entry("a SHOULD failed", []outcome.Status{outcome.Passed, outcome.Failed}, spec.Should, "failed (tolerated)"),
+		Entry("a harness error beside a tolerated failure", []outcome.Status{outcome.HarnessError, outcome.Failed}, spec.Should, "HARNESS ERROR"),
+		Entry("some not run", []outcome.Status{outcome.Passed, outcome.NotRun, outcome.Passed}, spec.Must, "passed, 1 of 3 not run"),
+		Entry("none run", []outcome.Status{outcome.NotRun}, spec.Must, "not run"),
+	)
+
+	It("indents a long JSON body and leaves a short one on its line", func() {
+		long := `{"tools":[` + strings.Repeat(`{"name":"t"},`, 20) + `{"name":"u"}]}`
+		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2,
+			wire.Exchange{Method: "POST", URL: "http://h/mcp", RequestBody: `{"id":1}`, Status: 200, ResponseBody: long})}
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, singleRun(r))).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("&gt; {&#34;id&#34;:1}\n"))
+		Expect(b.String()).To(ContainSubstring("&lt; {\n&lt;   &#34;tools&#34;: [\n&lt;     {\n&lt;       &#34;name&#34;: &#34;t&#34;\n"))
 	})
 
 	It("is self-contained and says each status in words", func() {

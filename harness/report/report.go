@@ -38,6 +38,8 @@ type feature struct {
 	// Pack is the specification pack the feature belongs to.
 	Pack    string
 	Results []outcome.Result
+	// Index holds each result's index in the run's results.
+	Index []int
 }
 
 // byFeature groups the results by feature file, features in the order they
@@ -45,7 +47,7 @@ type feature struct {
 func byFeature(run outcome.Run) []feature {
 	var out []feature
 	index := map[string]int{}
-	for _, r := range run.Results {
+	for n, r := range run.Results {
 		i, ok := index[r.FeatureFile]
 		if !ok {
 			i = len(out)
@@ -53,6 +55,7 @@ func byFeature(run outcome.Run) []feature {
 			out = append(out, feature{Name: r.Feature, File: r.FeatureFile, Pack: r.Pack})
 		}
 		out[i].Results = append(out[i].Results, r)
+		out[i].Index = append(out[i].Index, n)
 	}
 	return out
 }
