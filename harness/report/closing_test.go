@@ -37,7 +37,9 @@ var _ = Describe("the text formats at a terminal", func() {
 			var b bytes.Buffer
 			Expect(w.Write(&b, run)).To(Succeed())
 			Expect(b.Len()).To(BeNumerically("<", 20<<10), "20 failures with a 370 KB body each")
-			Expect(b.String()).To(ContainSubstring("bytes shown; the html, json and junit reports have the whole exchange)"))
+			Expect(b.String()).To(ContainSubstring(" < {\"tools\":[{\"name\":\"a_tool\""))
+			Expect(b.String()).To(MatchRegexp(`\n +< … 369\d\d\d bytes left out here; the html, json and junit reports have the whole exchange …\n +< `))
+			Expect(b.String()).To(ContainSubstring("\"description\":\"é\"},]}\n"), "the end of the body is kept")
 			Expect(strings.ToValidUTF8(b.String(), "?")).To(Equal(b.String()), "a cut never splits a character")
 		}
 		var b bytes.Buffer
@@ -45,19 +47,22 @@ var _ = Describe("the text formats at a terminal", func() {
 		Expect(b.String()).To(ContainSubstring(body), "JUnit keeps the whole exchange")
 	})
 
-	It("cut a body of many short lines after its first lines", func() {
-		body := strings.Repeat("data: x\n", 50)
+	It("cut a body of many short lines to its first and last lines", func() {
+		body := "event: first\n" + strings.Repeat("data: x\n", 50) + "event: last\n"
 		var b bytes.Buffer
 		Expect(report.Pretty{}.Write(&b, failingRun(1, body))).To(Succeed())
-		Expect(strings.Count(b.String(), "< data: x")).To(Equal(8))
-		Expect(b.String()).To(ContainSubstring("(64 of 400 bytes shown;"))
+		Expect(b.String()).To(ContainSubstring("        <\n        < event: first\n        < data: x\n"))
+		Expect(b.String()).To(ContainSubstring("        < data: x\n        < event: last\n"))
+		Expect(strings.Count(b.String(), "< data: x")).To(Equal(6))
+		Expect(b.String()).To(ContainSubstring("        < … 353 bytes left out here;"))
 	})
 
-	It("leave a short body whole", func() {
+	It("leave a body that fits whole", func() {
+		body := `{"jsonrpc":"2.0","id":24,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"arguments":{"path":"/public/readme.md"},"name":"afs_read"}}`
 		var b bytes.Buffer
-		Expect(report.Pretty{}.Write(&b, failingRun(1, `{"tools":[]}`))).To(Succeed())
-		Expect(b.String()).To(ContainSubstring("        < {\"tools\":[]}\n"))
-		Expect(b.String()).NotTo(ContainSubstring("bytes shown"))
+		Expect(report.Pretty{}.Write(&b, failingRun(1, body))).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("        < " + body + "\n"))
+		Expect(b.String()).NotTo(ContainSubstring("left out"))
 	})
 
 	It("end with the failed requirements, each with its level, count and first scenario", func() {

@@ -8,14 +8,21 @@ import (
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
-// Bodies shown at a terminal (pretty and progress) are cut to their first
-// few lines and bytes: a host that fails many scenarios would otherwise
+// Bodies shown at a terminal (pretty and progress) are cut to their
+// beginning and their end: a host that fails many scenarios would otherwise
 // reprint its whole tools/list reply under each one, hundreds of kilobytes
-// in which the check, expected and actual lines are lost. The HTML, JUnit,
-// Cucumber and JSON reports keep every exchange as it was recorded.
+// in which the check, expected and actual lines are lost. The end is kept
+// because that is where a JSON-RPC request has its arguments and an error
+// its message. A body of up to cutFrom bytes and cutLinesFrom lines is shown
+// whole. The HTML, JUnit, Cucumber and JSON reports keep every exchange as
+// it was recorded.
 const (
-	cutBytes = 300
-	cutLines = 8
+	cutFrom      = 512
+	cutLinesFrom = 12
+	headBytes    = 240
+	tailBytes    = 100
+	headLines    = 6
+	tailLines    = 2
 )
 
 // bodies says how much of each exchange body a format shows.
@@ -38,24 +45,45 @@ func cutExchange(ex wire.Exchange) wire.Exchange {
 	return ex
 }
 
-// cutBody keeps the first cutLines lines and at most cutBytes bytes of s,
-// ending on a whole UTF-8 character, and says on a line of its own how much
-// was kept and where the rest is. It reports whether it cut anything.
+// cutBody keeps the beginning and the end of a long body, each ending on a
+// whole UTF-8 character, and says on a line between them how much was left
+// out and where it is. It reports whether it cut anything.
 func cutBody(s string) (string, bool) {
-	kept := s
-	if lines := strings.SplitAfterN(kept, "\n", cutLines+1); len(lines) > cutLines {
-		kept = strings.Join(lines[:cutLines], "")
-	}
-	if len(kept) > cutBytes {
-		end := cutBytes
-		for end > 0 && !utf8.RuneStart(kept[end]) {
-			end--
-		}
-		kept = kept[:end]
-	}
-	if len(kept) == len(s) {
+	s = strings.TrimRight(s, "\r\n")
+	lines := strings.Split(s, "\n")
+	if len(s) <= cutFrom && len(lines) <= cutLinesFrom {
 		return s, false
 	}
-	return fmt.Sprintf("%s …\n(%d of %d bytes shown; the html, json and junit reports have the whole exchange)",
-		strings.TrimRight(kept, "\r\n"), len(kept), len(s)), true
+	head, tail := s, s
+	if len(lines) > cutLinesFrom {
+		head = strings.Join(lines[:headLines], "\n")
+		tail = strings.Join(lines[len(lines)-tailLines:], "\n")
+	}
+	head, tail = prefix(head, headBytes), suffix(tail, tailBytes)
+	left := len(s) - len(head) - len(tail)
+	return fmt.Sprintf("%s\n… %d bytes left out here; the html, json and junit reports have the whole exchange …\n%s",
+		head, left, tail), true
+}
+
+// prefix is at most n bytes from the start of s, ending before a character.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// suffix is at most n bytes from the end of s, starting on a character.
+func suffix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	start := len(s) - n
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[start:]
 }
