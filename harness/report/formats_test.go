@@ -371,12 +371,13 @@ var _ = Describe("html", func() {
 	)
 
 	It("indents a long JSON body and leaves a short one on its line", func() {
-		long := `{"tools":[` + strings.Repeat(`{"name":"t"},`, 20) + `{"name":"u"}]}`
+		long := `{"tools":[` + strings.Repeat(`{"name":"t"},`, 100) + `{"name":"u"}]}`
 		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2,
 			wire.Exchange{Method: "POST", URL: "http://h/mcp", RequestBody: `{"id":1}`, Status: 200, ResponseBody: long})}
 		var b bytes.Buffer
 		Expect(report.HTML{}.Write(&b, singleRun(r))).To(Succeed())
 		Expect(b.String()).To(ContainSubstring("&gt; {&#34;id&#34;:1}\n"))
+		Expect(b.String()).To(MatchRegexp(`<details class="exchange"><summary>HTTP exchange 1 of 1 \(312 lines, \d{4} bytes\)</summary>`), "folded: long")
 		Expect(b.String()).To(ContainSubstring("&lt; {\n&lt;   &#34;tools&#34;: [\n&lt;     {\n&lt;       &#34;name&#34;: &#34;t&#34;\n"))
 	})
 

@@ -215,13 +215,15 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 	return s
 }
 
-// An exchange of more lines than foldLines starts folded, its summary
-// saying how long it is, so that a host's large tools/list reply does not
-// push the next failure screens away; a JSON body longer than indentFrom
-// bytes, which would not fit one line, is indented.
+// An exchange of more than foldLines lines or foldBytes bytes starts
+// folded, its summary saying how long it is, so that a host's large
+// tools/list reply does not push the next failure screens away. A JSON
+// body longer than indentFrom bytes (a dozen wrapped lines) is indented to
+// show its structure; a shorter one reads best wrapped as it came.
 const (
 	foldLines  = 40
-	indentFrom = 120
+	foldBytes  = 4 << 10
+	indentFrom = 1 << 10
 )
 
 // htmlExchangeView is one exchange as the page shows it.
@@ -239,7 +241,7 @@ func htmlExchange(ex wire.Exchange) htmlExchangeView {
 	ex.ResponseBody = indentJSON(ex.ResponseBody)
 	text := strings.TrimRight(ex.String(), "\n")
 	lines := strings.Count(text, "\n") + 1
-	return htmlExchangeView{Text: text, Lines: lines, Open: lines <= foldLines}
+	return htmlExchangeView{Text: text, Lines: lines, Open: lines <= foldLines && len(text) <= foldBytes}
 }
 
 func indentJSON(body string) string {
@@ -320,6 +322,14 @@ func sectionLess(a, b string) bool {
 	return len(pa) < len(pb)
 }
 
+// size says how long a text is, in the unit a person reads it in.
+func size(s string) string {
+	if len(s) < 10<<10 {
+		return fmt.Sprintf("%d bytes", len(s))
+	}
+	return fmt.Sprintf("%d KB", len(s)>>10)
+}
+
 // cellClass colours a count cell only when it is not zero.
 func cellClass(n int, class string) string {
 	if n == 0 {
@@ -328,7 +338,7 @@ func cellClass(n int, class string) string {
 	return class
 }
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"cell": cellClass, "inc": func(i int) int { return i + 1 }}).Parse(htmlSource))
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"cell": cellClass, "inc": func(i int) int { return i + 1 }, "bytes": size}).Parse(htmlSource))
 
 // htmlSource is the page. Colours meet WCAG AA contrast for their text; each
 // status also has its word, so colour is never the only signal.
@@ -441,7 +451,7 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 </dl>
 {{- $n := len .Exchanges}}
 {{- range $i, $ex := .Exchanges}}
-<details class="exchange"{{if $ex.Open}} open{{end}}><summary>HTTP exchange {{inc $i}} of {{$n}} ({{$ex.Lines}} lines)</summary>
+<details class="exchange"{{if $ex.Open}} open{{end}}><summary>HTTP exchange {{inc $i}} of {{$n}} ({{$ex.Lines}} lines, {{bytes $ex.Text}})</summary>
 <pre>{{$ex.Text}}</pre>
 </details>
 {{- end}}
