@@ -370,6 +370,24 @@ var _ = Describe("html", func() {
 		Entry("none run", []outcome.Status{outcome.NotRun}, spec.Must, "not run"),
 	)
 
+	It("lists the requirements failures first, then by section and by number", func() {
+		run := outcome.Run{}
+		for _, q := range []struct {
+			id, section string
+			st          outcome.Status
+		}{{"SVC-10", "1", outcome.Passed}, {"SVC-9", "1, 5", outcome.Passed}, {"AUTH-2", "5", outcome.Failed}, {"RES-1", "2, 4", outcome.NotRun}, {"SVC-7", "1, 4", outcome.Passed}} {
+			run.Results = append(run.Results, outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: q.id, Status: q.st,
+				Requirements: []spec.Requirement{{ID: q.id, Section: q.section, Level: spec.Must}}, Departure: outcome.Departf("c", 1, 2)})
+		}
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+		var ids []string
+		for _, m := range regexp.MustCompile(`class="rid" title="">([^<]+)<`).FindAllStringSubmatch(b.String(), -1) {
+			ids = append(ids, m[1])
+		}
+		Expect(ids).To(Equal([]string{"AUTH-2", "RES-1", "SVC-7", "SVC-9", "SVC-10"}))
+	})
+
 	It("indents a long JSON body and leaves a short one on its line", func() {
 		long := `{"tools":[` + strings.Repeat(`{"name":"t"},`, 100) + `{"name":"u"}]}`
 		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2,

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/spec"
@@ -50,15 +52,50 @@ func requirementRows(run outcome.Run, links []scenarioLink) []requirementRow {
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
+		sa, sb := firstSection(a.Requirement), firstSection(b.Requirement)
 		switch {
-		case sectionLess(a.Section, b.Section):
+		case sectionLess(sa, sb):
 			return -1
-		case sectionLess(b.Section, a.Section):
+		case sectionLess(sb, sa):
 			return 1
 		}
-		return 0
+		return idCompare(a.ID, b.ID)
 	})
 	return rows
+}
+
+// firstSection is the first source section a requirement comes from.
+func firstSection(q spec.Requirement) string {
+	if s := q.Sections(); len(s) > 0 {
+		return s[0]
+	}
+	return ""
+}
+
+// idCompare orders requirement IDs by prefix, then by number, so that
+// SVC-10 follows SVC-9.
+func idCompare(a, b string) int {
+	pa, na := splitID(a)
+	pb, nb := splitID(b)
+	if c := strings.Compare(pa, pb); c != 0 {
+		return c
+	}
+	if na != nb {
+		return na - nb
+	}
+	return strings.Compare(a, b)
+}
+
+func splitID(id string) (string, int) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return id, 0
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil {
+		return id, 0
+	}
+	return id[:i], n
 }
 
 // requirementVerdict decides a requirement's verdict from the scenarios
