@@ -58,7 +58,7 @@ credential refused; 3 none failed but some could not run.`,
 	fl.StringVar(&f.profile, "profile", "", "target profile (YAML); --target overrides its target")
 	fl.StringVar(&f.pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
-	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE")
+	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE, json:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
 	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs (as conform list prints them) that may fail without failing the run")
 	f.connection.bind(fl)

@@ -56,7 +56,12 @@ func (s *Skip) Error() string { return "not run: " + s.Reason }
 type Step struct {
 	Keyword string `json:"keyword"`
 	Text    string `json:"text"`
-	Line    int    `json:"line"`
+	// Sent is Text with each placeholder replaced by the value the step used
+	// ({tools.read} by the profile's tool name), credentials masked, so that
+	// a report shows what was sent; empty when the text has no placeholder
+	// or the step did not run.
+	Sent string `json:"sent,omitempty"`
+	Line int    `json:"line"`
 	// Status is passed, failed, skipped, undefined, pending or ambiguous.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`

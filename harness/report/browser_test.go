@@ -12,7 +12,10 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/wire"
+	"github.com/conform-mcp/conform/spec"
 )
 
 // chromiumPath is Debian's chromium, which CI installs.
@@ -28,7 +31,20 @@ var _ = Describe("the HTML report in a browser", Label("browser"), func() {
 
 		dir := GinkgoT().TempDir()
 		page := filepath.Join(dir, "report.html")
-		Expect(os.WriteFile(page, []byte(render(report.HTML{})), 0o644)).To(Succeed())
+		// One more failure whose reply is an event stream on a long line:
+		// not JSON as a whole, so it is shown as it came and must wrap.
+		run := fixtureRun()
+		stream := wire.Exchange{Method: "POST", URL: "http://127.0.0.1:8080/mcp", Status: 200,
+			ResponseHeader: map[string][]string{"Content-Type": {"text/event-stream"}},
+			ResponseBody:   "event: message\ndata: " + longToolsList() + "\n"}
+		run.Results = append(run.Results, outcome.Result{ID: "features/1_service.feature: Streamed reply", Pack: "source",
+			Feature: "Service", FeatureFile: "features/1_service.feature", Scenario: "Streamed reply", Line: 4,
+			Tags: []string{"@SVC-2"}, Requirements: []spec.Requirement{reqSVC2}, Status: outcome.Failed,
+			Departure: outcome.Departf("Content-Type", "application/json", "text/event-stream", stream),
+			Steps:     steps(4, "passed", "passed", "failed")})
+		var html bytes.Buffer
+		Expect(report.HTML{}.Write(&html, run)).To(Succeed())
+		Expect(os.WriteFile(page, html.Bytes(), 0o644)).To(Succeed())
 
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		DeferCleanup(cancel)
@@ -65,11 +81,28 @@ var _ = Describe("the HTML report in a browser", Label("browser"), func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(verdicts).To(ContainElements("FAILED", "HARNESS ERROR", "not run", "passed"))
 
-		// A body that looks like markup must show as text, not become elements.
-		scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+		// Failures come first, those that decide the exit code before the tolerated.
+		sections, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll("main > section > h2")].map(h => h.textContent)`))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(scripts).To(BeZero())
+		Expect(sections).To(Equal([]string{"Failures (6)", "Requirements", "Outcomes by source section", "Scenarios"}))
+		failures, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll("article.failure h3 .badge")].map(b => b.textContent)`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(failures).To(Equal([]string{"FAILED", "HARNESS ERROR", "PASSED, but listed as an expected failure", "FAILED",
+			"failed (tolerated: SHOULD)", "failed (expected failure)"}))
 
+		// The requirement matrix: failures first, and every link leads somewhere.
+		first, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll("table.requirements tbody tr:first-child > *")].map(c => c.textContent.trim())`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(first[:4]).To(Equal([]string{"SVC-2", "MUST", "1", "FAILED"}))
+		dangling, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll("a[href^='#']")].map(a => a.getAttribute("href")).filter(h => !document.getElementById(h.slice(1)))`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(dangling).To(BeEmpty())
+
+		// The page as a person first sees it, long exchanges folded.
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		Expect(err).NotTo(HaveOccurred())
 		img, err := png.Decode(bytes.NewReader(shot))
@@ -81,5 +114,26 @@ var _ = Describe("the HTML report in a browser", Label("browser"), func() {
 		if screenshotDir != "" {
 			Expect(os.WriteFile(filepath.Join(screenshotDir, "report.png"), shot, 0o644)).To(Succeed())
 		}
+
+		// With every exchange unfolded, no line runs off the page.
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](
+			`document.querySelectorAll("details").forEach(d => d.open = true);
+			 [...document.querySelectorAll("pre, dd")].filter(e => e.scrollWidth > e.clientWidth).length`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(wide).To(BeZero())
+		pageWidth, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+			`document.documentElement.scrollWidth <= document.documentElement.clientWidth`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(pageWidth).To(BeTrue(), "the page scrolls sideways")
+
+		// Steps that ran show what they sent, not their placeholders.
+		sent, err := chromedp.Run(ctx, chromedp.Text(`#failure-2 ol.steps li:nth-child(2)`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sent).To(HavePrefix("When the caller calls no_such_tool on /public/readme.md"))
+
+		// A body that looks like markup must show as text, not become elements.
+		scripts, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.scripts.length`))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(scripts).To(BeZero())
 	})
 })

@@ -109,7 +109,7 @@ func cucumberScenario(run outcome.Run, r outcome.Result, featureID string) cucum
 		e.Tags = append(e.Tags, cucumberTag{Name: t})
 	}
 	decisive := decisiveStep(r)
-	message := strings.Join(explain(run, r), "\n")
+	message := strings.Join(explain(run, r, wholeBodies), "\n")
 	for i, s := range r.Steps {
 		cs := cucumberStep{
 			Keyword: strings.TrimSpace(s.Keyword) + " ",

@@ -1,6 +1,8 @@
 package report_test
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/conform-mcp/conform/harness/outcome"
@@ -42,22 +44,36 @@ const (
 )
 
 // steps gives a scenario at line `at` three steps with the given statuses.
+// The second names the tool by placeholder; once run, it has sent a value.
 func steps(at int, statuses ...string) []outcome.Step {
-	texts := []struct{ kw, text string }{
-		{"Given ", "an anonymous caller"},
-		{"When ", "it calls tools/call with the tool \"no_such_tool\""},
-		{"Then ", "the response status is 401"},
+	texts := []struct{ kw, text, sent string }{
+		{"Given ", "an anonymous caller", ""},
+		{"When ", "the caller calls {tools.unknown} on {paths.open}", "the caller calls no_such_tool on /public/readme.md"},
+		{"Then ", "the response status is 401", ""},
 	}
 	out := make([]outcome.Step, len(statuses))
 	for i, st := range statuses {
 		out[i] = outcome.Step{Keyword: texts[i].kw, Text: texts[i].text, Line: at + 1 + i, Status: st}
+		if st != "skipped" {
+			out[i].Sent = texts[i].sent
+		}
 	}
 	return out
 }
 
+// longToolsList is a tools/list reply of a dozen tools on one line, as
+// hosts send it: long enough that the text formats cut it.
+func longToolsList() string {
+	tools := make([]string, 12)
+	for i := range tools {
+		tools[i] = fmt.Sprintf(`{"name":"afs_tool_%02d","description":"Tool number %d of the fixture host.","inputSchema":{"type":"object"}}`, i+1, i+1)
+	}
+	return `{"jsonrpc":"2.0","id":1,"result":{"tools":[` + strings.Join(tools, ",") + `]}}`
+}
+
 // fixtureRun has one of every outcome a report must show: a pass, a MUST
-// failure with two exchanges (one with a masked Authorization header and a
-// body that looks like markup), a tolerated SHOULD failure, a scenario not
+// failure with two exchanges (a long tools/list reply, and one with a masked
+// Authorization header and a body that looks like markup), a tolerated SHOULD failure, a scenario not
 // run, a harness error, an expected failure, and an expected failure that
 // now passes.
 func fixtureRun() outcome.Run {
@@ -68,7 +84,7 @@ func fixtureRun() outcome.Run {
 		RequestBody:    `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 		Status:         200,
 		ResponseHeader: map[string][]string{"Content-Type": {"application/json"}},
-		ResponseBody:   `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"afs_read"},{"name":"afs_write"}]}}`,
+		ResponseBody:   longToolsList(),
 	}
 	called := wire.Exchange{
 		Method:         "POST",

@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/wire"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -72,6 +73,17 @@ var _ = Describe("pretty", func() {
 		Expect(report.Pretty{}.Write(&b, run)).To(Succeed())
 		Expect(b.String()).To(ContainSubstring("a fault in the harness, not a departure by the host"))
 		Expect(b.String()).To(ContainSubstring("reason: boom"))
+	})
+
+	It("shows the step that failed with the values it sent, not its placeholders", func() {
+		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2),
+			Steps: []outcome.Step{{Keyword: "When ", Text: "the caller calls {tools.read} on {paths.open}",
+				Sent: "the caller calls afs_read on /public/readme.md", Line: 3, Status: "failed"}}}
+		for _, w := range []report.Writer{report.Pretty{}, report.JUnit{}} {
+			var b bytes.Buffer
+			Expect(w.Write(&b, singleRun(r))).To(Succeed())
+			Expect(b.String()).To(ContainSubstring("at step: When the caller calls afs_read on /public/readme.md (line 3)"))
+		}
 	})
 
 	It("counts a SHOULD failure under --strict", func() {
@@ -339,6 +351,54 @@ var _ = Describe("html", func() {
 		Expect(page).To(ContainSubstring("Authorization: Bearer ****"))
 	})
 
+	DescribeTable("gives each requirement the verdict of its scenarios taken together",
+		func(statuses []outcome.Status, level spec.Level, want string) {
+			run := outcome.Run{}
+			for _, st := range statuses {
+				run.Results = append(run.Results, outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: string(st), Status: st,
+					Requirements: []spec.Requirement{{ID: "X-1", Section: "1", Level: level}}, Departure: outcome.Departf("c", 1, 2)})
+			}
+			var b bytes.Buffer
+			Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+			Expect(b.String()).To(MatchRegexp(`<th scope="row" class="rid" title="">X-1</th><td>` + string(level) + `</td><td>1</td><td><span class="badge b-[a-z]+">` + regexp.QuoteMeta(want) + `</span>`))
+		},
+		Entry("all passed", []outcome.Status{outcome.Passed, outcome.Passed}, spec.Must, "passed"),
+		Entry("one failed", []outcome.Status{outcome.Passed, outcome.Failed}, spec.Must, "FAILED"),
+		Entry("a SHOULD failed", []outcome.Status{outcome.Passed, outcome.Failed}, spec.Should, "failed (tolerated)"),
+		Entry("a harness error beside a tolerated failure", []outcome.Status{outcome.HarnessError, outcome.Failed}, spec.Should, "HARNESS ERROR"),
+		Entry("some not run", []outcome.Status{outcome.Passed, outcome.NotRun, outcome.Passed}, spec.Must, "passed, 1 of 3 not run"),
+		Entry("none run", []outcome.Status{outcome.NotRun}, spec.Must, "not run"),
+	)
+
+	It("lists the requirements failures first, then by section and by number", func() {
+		run := outcome.Run{}
+		for _, q := range []struct {
+			id, section string
+			st          outcome.Status
+		}{{"SVC-10", "1", outcome.Passed}, {"SVC-9", "1, 5", outcome.Passed}, {"AUTH-2", "5", outcome.Failed}, {"RES-1", "2, 4", outcome.NotRun}, {"SVC-7", "1, 4", outcome.Passed}} {
+			run.Results = append(run.Results, outcome.Result{Feature: "F", FeatureFile: "f.feature", Scenario: q.id, Status: q.st,
+				Requirements: []spec.Requirement{{ID: q.id, Section: q.section, Level: spec.Must}}, Departure: outcome.Departf("c", 1, 2)})
+		}
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, run)).To(Succeed())
+		var ids []string
+		for _, m := range regexp.MustCompile(`class="rid" title="">([^<]+)<`).FindAllStringSubmatch(b.String(), -1) {
+			ids = append(ids, m[1])
+		}
+		Expect(ids).To(Equal([]string{"AUTH-2", "RES-1", "SVC-7", "SVC-9", "SVC-10"}))
+	})
+
+	It("indents a long JSON body and leaves a short one on its line", func() {
+		long := `{"tools":[` + strings.Repeat(`{"name":"t"},`, 100) + `{"name":"u"}]}`
+		r := outcome.Result{Scenario: "s", Status: outcome.Failed, Departure: outcome.Departf("c", 1, 2,
+			wire.Exchange{Method: "POST", URL: "http://h/mcp", RequestBody: `{"id":1}`, Status: 200, ResponseBody: long})}
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, singleRun(r))).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("&gt; {&#34;id&#34;:1}\n"))
+		Expect(b.String()).To(MatchRegexp(`<details class="exchange"><summary>HTTP exchange 1 of 1 \(312 lines, \d{4} bytes\)</summary>`), "folded: long")
+		Expect(b.String()).To(ContainSubstring("&lt; {\n&lt;   &#34;tools&#34;: [\n&lt;     {\n&lt;       &#34;name&#34;: &#34;t&#34;\n"))
+	})
+
 	It("is self-contained and says each status in words", func() {
 		page := render(report.HTML{})
 		Expect(page).NotTo(MatchRegexp(`(?i)<(script|link|img)\b`))
@@ -347,5 +407,74 @@ var _ = Describe("html", func() {
 		for _, word := range []string{">passed<", ">FAILED<", ">not run<", ">HARNESS ERROR<", ">failed (tolerated: SHOULD)<"} {
 			Expect(page).To(ContainSubstring(word))
 		}
+	})
+})
+
+// jsonDoc is the part of the JSON report a program reads.
+type jsonDoc struct {
+	Pack      string `json:"pack"`
+	ExitCode  int    `json:"exit_code"`
+	Started   string `json:"started"`
+	Counts    map[string]int
+	Scenarios []struct {
+		ID           string `json:"id"`
+		Pack         string `json:"pack"`
+		Outcome      string `json:"outcome"`
+		FailsRun     bool   `json:"fails_run"`
+		Reason       string `json:"reason"`
+		Requirements []struct {
+			ID    string `json:"id"`
+			Level string `json:"level"`
+		} `json:"requirements"`
+		Departure *struct {
+			Check, Expected, Actual string
+		} `json:"departure"`
+		Exchanges []struct {
+			Method       string `json:"method"`
+			Status       int    `json:"status"`
+			ResponseBody string `json:"response_body"`
+		} `json:"exchanges"`
+	} `json:"scenarios"`
+}
+
+var _ = Describe("json", func() {
+	It("has one object per scenario with its pack, requirements, outcome, reason and exchanges", func() {
+		var doc jsonDoc
+		Expect(json.Unmarshal([]byte(render(report.JSON{})), &doc)).To(Succeed())
+		Expect(doc.Pack).To(Equal("source"))
+		Expect(doc.ExitCode).To(Equal(1))
+		Expect(doc.Started).To(Equal("2026-03-14T09:26:53Z"))
+		Expect(doc.Counts).To(HaveKeyWithValue("not_run", 1))
+		Expect(doc.Scenarios).To(HaveLen(8))
+
+		failed := doc.Scenarios[1]
+		Expect(failed.ID).To(Equal("features/5_authentication.feature: An unknown tool answers 401 to an anonymous caller"))
+		Expect(failed.Pack).To(Equal("source"))
+		Expect(failed.Outcome).To(Equal("failed"))
+		Expect(failed.FailsRun).To(BeTrue())
+		Expect(failed.Requirements).To(HaveLen(2))
+		Expect(failed.Requirements[0].ID).To(Equal("AUTH-5"))
+		Expect(failed.Requirements[0].Level).To(Equal("MUST"))
+		Expect(failed.Departure.Check).To(Equal("HTTP status"))
+		Expect(failed.Departure.Expected).To(Equal("401"))
+		Expect(failed.Exchanges).To(HaveLen(2))
+		Expect(failed.Exchanges[1].ResponseBody).To(Equal(`<html><script>alert("x")</script> & </pre></html>`), "bodies are whole and unescaped")
+
+		Expect(doc.Scenarios[2].Outcome).To(Equal("harness_error"))
+		Expect(doc.Scenarios[2].FailsRun).To(BeTrue())
+		tolerated := doc.Scenarios[3]
+		Expect(tolerated.Requirements[0].Level).To(Equal("SHOULD"))
+		Expect(tolerated.FailsRun).To(BeFalse())
+		notRun := doc.Scenarios[4]
+		Expect(notRun.Outcome).To(Equal("not_run"))
+		Expect(notRun.Reason).To(Equal("the profile names no peer (key peer.target)"))
+		Expect(notRun.Exchanges).NotTo(BeNil())
+		Expect(doc.Scenarios[7].FailsRun).To(BeTrue(), "an expected failure that passes fails the run")
+	})
+
+	It("renders an empty run with an empty list of scenarios", func() {
+		var b bytes.Buffer
+		Expect(report.JSON{}.Write(&b, outcome.Run{})).To(Succeed())
+		Expect(b.String()).To(ContainSubstring(`"scenarios": []`))
 	})
 })

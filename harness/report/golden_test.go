@@ -39,5 +39,6 @@ var _ = Describe("golden files", func() {
 		Entry("junit", "junit", report.JUnit{}),
 		Entry("cucumber", "cucumber", report.Cucumber{}),
 		Entry("html", "html", report.HTML{}),
+		Entry("json", "json", report.JSON{}),
 	)
 })

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -9,15 +11,19 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/wire"
 	"github.com/conform-mcp/conform/spec"
 )
 
 // HTML renders the run as one self-contained page (inline CSS, no scripts,
 // no external assets) that a host author can open from a CI artifact: a
-// header with the verdict, a matrix of outcomes by source section, then every
-// scenario by feature with failures shown in full. html/template escapes
-// every value, bodies included. Status is always written in words as well as
-// shown in colour.
+// header with the verdict; the failures in full, those that decide the exit
+// code first; a matrix of the requirements checked (ID, level, section,
+// verdict, links to the scenarios); outcomes by source section; then every
+// scenario by feature. Steps show the values they sent, and JSON bodies are
+// indented and wrapped so that no exchange runs off the page. html/template
+// escapes every value, bodies included. Status is always written in words
+// as well as shown in colour.
 type HTML struct{}
 
 // Write renders the run.
@@ -31,9 +37,12 @@ func (HTML) Write(w io.Writer, run outcome.Run) error {
 type htmlView struct {
 	Target, Pack, Revision, Started, Duration, Mode string
 	Exit, ExitClass, Summary                        string
-	Matrix                                          []matrixRow
-	Totals                                          matrixRow
-	Features                                        []htmlFeature
+	// Failures are the scenarios shown in full before everything else.
+	Failures     []htmlScenario
+	Requirements []requirementRow
+	Matrix       []matrixRow
+	Totals       matrixRow
+	Features     []htmlFeature
 }
 
 // matrixRow counts outcomes of the scenarios that check one source section.
@@ -74,10 +83,22 @@ type htmlScenario struct {
 	Note               string
 	Check              string
 	Expected, Actual   string
-	Exchanges          []string
+	Exchanges          []htmlExchangeView
 	Reason, FailedStep string
 	Harness            bool
-	Steps              []outcome.Step
+	Steps              []htmlStep
+	// Anchor is the scenario's id in the list by feature; Failure its id
+	// in the failures section, "" when it is not there.
+	Anchor, Failure string
+	// decisive is set for a failure that decides the exit code.
+	decisive bool
+}
+
+// htmlStep is a step as it ran; Written is its text in the feature file
+// when the step sent values in place of placeholders.
+type htmlStep struct {
+	Keyword, Text, Written, Status string
+	Line                           int
 }
 
 func newHTMLView(run outcome.Run) htmlView {
@@ -106,10 +127,30 @@ func newHTMLView(run outcome.Run) htmlView {
 	default:
 		v.ExitClass = "failed"
 	}
+	scenarios := make([]htmlScenario, len(run.Results))
+	links := make([]scenarioLink, len(run.Results))
+	var tolerated []htmlScenario
+	for i, r := range run.Results {
+		s := newHTMLScenario(run, r)
+		s.Anchor = fmt.Sprintf("scenario-%d", i+1)
+		link := scenarioLink{Anchor: s.Anchor, Name: s.Name, Verdict: s.Verdict, Class: s.Class}
+		if s.Class == "failed" || s.Class == "harness" || s.Class == "warn" {
+			s.Failure = fmt.Sprintf("failure-%d", i+1)
+			link.Anchor = s.Failure
+			if s.decisive {
+				v.Failures = append(v.Failures, s)
+			} else {
+				tolerated = append(tolerated, s)
+			}
+		}
+		scenarios[i], links[i] = s, link
+	}
+	v.Failures = append(v.Failures, tolerated...)
+	v.Requirements = requirementRows(run, links)
 	for _, f := range byFeature(run) {
 		hf := htmlFeature{Name: f.Name, File: f.File, Pack: f.Pack}
-		for _, r := range f.Results {
-			hf.Scenarios = append(hf.Scenarios, newHTMLScenario(run, r))
+		for _, i := range f.Index {
+			hf.Scenarios = append(hf.Scenarios, scenarios[i])
 		}
 		v.Features = append(v.Features, hf)
 	}
@@ -122,7 +163,15 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 		IDs:     requirementIDs(r),
 		Where:   fmt.Sprintf("%s:%d", r.FeatureFile, r.Line),
 		Verdict: verdict(run, r),
-		Steps:   r.Steps,
+		// Everything that makes the run exit 1.
+		decisive: stale(r) || r.Status == outcome.HarnessError || (r.Status == outcome.Failed && !run.Tolerated(r)),
+	}
+	for _, st := range r.Steps {
+		hs := htmlStep{Keyword: strings.TrimSpace(st.Keyword), Text: stepText(st), Status: st.Status, Line: st.Line}
+		if st.Sent != "" {
+			hs.Written = st.Text
+		}
+		s.Steps = append(s.Steps, hs)
 	}
 	if st, ok := failedStep(r); ok {
 		s.FailedStep = stepLine(st)
@@ -157,13 +206,54 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 		if d := r.Departure; d != nil {
 			s.Check, s.Expected, s.Actual = d.Check, d.Expected, d.Actual
 			for _, ex := range d.Exchanges {
-				s.Exchanges = append(s.Exchanges, strings.TrimRight(ex.String(), "\n"))
+				s.Exchanges = append(s.Exchanges, htmlExchange(ex))
 			}
 		} else {
 			s.Reason = "No departure was recorded: " + r.Reason
 		}
 	}
 	return s
+}
+
+// An exchange of more than foldLines lines or foldBytes bytes starts
+// folded, its summary saying how long it is, so that a host's large
+// tools/list reply does not push the next failure screens away. A JSON
+// body longer than indentFrom bytes (a dozen wrapped lines) is indented to
+// show its structure; a shorter one reads best wrapped as it came.
+const (
+	foldLines  = 40
+	foldBytes  = 4 << 10
+	indentFrom = 1 << 10
+)
+
+// htmlExchangeView is one exchange as the page shows it.
+type htmlExchangeView struct {
+	Text  string
+	Lines int
+	Open  bool
+}
+
+// htmlExchange renders an exchange for the page, with each long JSON body
+// indented: a reply of many tools on one line is unreadable however it
+// wraps. Any other body is shown as it came; the page wraps its long lines.
+func htmlExchange(ex wire.Exchange) htmlExchangeView {
+	ex.RequestBody = indentJSON(ex.RequestBody)
+	ex.ResponseBody = indentJSON(ex.ResponseBody)
+	text := strings.TrimRight(ex.String(), "\n")
+	lines := strings.Count(text, "\n") + 1
+	return htmlExchangeView{Text: text, Lines: lines, Open: lines <= foldLines && len(text) <= foldBytes}
+}
+
+func indentJSON(body string) string {
+	trimmed := strings.TrimSpace(body)
+	if len(trimmed) <= indentFrom || (!strings.HasPrefix(trimmed, "{") && !strings.HasPrefix(trimmed, "[")) {
+		return body
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(trimmed), "", "  "); err != nil {
+		return body
+	}
+	return b.String()
 }
 
 // sectionMatrix counts outcomes per source section of the requirements the
@@ -232,6 +322,14 @@ func sectionLess(a, b string) bool {
 	return len(pa) < len(pb)
 }
 
+// size says how long a text is, in the unit a person reads it in.
+func size(s string) string {
+	if len(s) < 10<<10 {
+		return fmt.Sprintf("%d bytes", len(s))
+	}
+	return fmt.Sprintf("%d KB", len(s)>>10)
+}
+
 // cellClass colours a count cell only when it is not zero.
 func cellClass(n int, class string) string {
 	if n == 0 {
@@ -240,7 +338,7 @@ func cellClass(n int, class string) string {
 	return class
 }
 
-var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"cell": cellClass, "inc": func(i int) int { return i + 1 }}).Parse(htmlSource))
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"cell": cellClass, "inc": func(i int) int { return i + 1 }, "bytes": size}).Parse(htmlSource))
 
 // htmlSource is the page. Colours meet WCAG AA contrast for their text; each
 // status also has its word, so colour is never the only signal.
@@ -291,8 +389,19 @@ blockquote{margin:.3rem 0;padding:0 .8rem;border-left:3px solid #8c959f}
 .req{font-weight:600}
 dl.diff{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.4rem 0}
 dl.diff dt{font-weight:600}dl.diff dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:pre-wrap;overflow-wrap:anywhere}
-pre{background:#fff;border:1px solid #d0d7de;padding:.5rem .7rem;overflow-x:auto;font-size:.85rem;margin:.3rem 0}
+pre{background:#fff;border:1px solid #d0d7de;padding:.5rem .7rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85rem;margin:.3rem 0}
+article.failure{margin:.8rem 0 1.2rem}
+article.failure h3{margin:.2rem 0 .4rem}
+table.requirements{border-collapse:collapse;width:100%}
+.requirements caption{text-align:left;color:#57606a;padding-bottom:.4rem}
+.requirements th,.requirements td{border:1px solid #d0d7de;padding:.3rem .6rem;vertical-align:top;text-align:left}
+.requirements thead th{background:#f6f8fa}
+.requirements .rid{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;white-space:nowrap}
+ul.links{list-style:none;margin:0;padding:0}
+.back,.jump{font-size:.85rem;margin-left:.5rem}
+a{color:#0b4f9c}
 details{margin:.2rem 0 0 1rem}summary{cursor:pointer;color:#57606a}
+details.exchange{margin:.3rem 0}details.exchange summary{color:#1f2328}
 ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 </style>
 </head>
@@ -311,6 +420,65 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 <p class="summary">{{.Summary}}</p>
 </header>
 <main>
+<section aria-labelledby="failures-title">
+<h2 id="failures-title">Failures ({{len .Failures}})</h2>
+{{- if not .Failures}}
+<p>No scenario failed.</p>
+{{- end}}
+{{- range .Failures}}
+<article class="failure detail d-{{.Class}}" id="{{.Failure}}">
+<h3><span class="badge b-{{.Class}}">{{.Verdict}}</span>{{.Name}}{{if .IDs}} <span class="ids">{{.IDs}}</span>{{end}} <span class="where">{{.Where}}</span></h3>
+{{- if .Harness}}
+<p><strong>Harness error:</strong> this is a fault in the harness, not a departure by the host.</p>
+{{- end}}
+{{- range .Requirements}}
+<blockquote><p><span class="req">{{.ID}}</span>, section {{.Section}} ({{.Level}}): “{{.Text}}”</p></blockquote>
+{{- end}}
+{{- if .Note}}
+<p>{{.Note}}</p>
+{{- end}}
+{{- if .Reason}}
+<p>{{.Reason}}</p>
+{{- end}}
+{{- if .FailedStep}}
+<p>At step: <code>{{.FailedStep}}</code></p>
+{{- end}}
+{{- if .Check}}
+<dl class="diff">
+<dt>Check</dt><dd>{{.Check}}</dd>
+<dt>Expected</dt><dd>{{.Expected}}</dd>
+<dt>Actual</dt><dd>{{.Actual}}</dd>
+</dl>
+{{- $n := len .Exchanges}}
+{{- range $i, $ex := .Exchanges}}
+<details class="exchange"{{if $ex.Open}} open{{end}}><summary>HTTP exchange {{inc $i}} of {{$n}} ({{$ex.Lines}} lines, {{bytes $ex.Text}})</summary>
+<pre>{{$ex.Text}}</pre>
+</details>
+{{- end}}
+{{- end}}
+{{- template "steps" .Steps}}
+<p class="back"><a href="#{{.Anchor}}">In its feature</a></p>
+</article>
+{{- end}}
+</section>
+<section aria-labelledby="requirements-title">
+<h2 id="requirements-title">Requirements</h2>
+<table class="requirements">
+<caption>Each requirement a scenario of the run checks, failures first, with the scenarios that check it.</caption>
+<thead>
+<tr><th scope="col">Requirement</th><th scope="col">Level</th><th scope="col">Section</th><th scope="col">Verdict</th><th scope="col">Scenarios</th></tr>
+</thead>
+<tbody>
+{{- range .Requirements}}
+<tr class="r-{{.Class}}"><th scope="row" class="rid" title="{{.Text}}">{{.ID}}</th><td>{{.Level}}</td><td>{{.Section}}</td><td><span class="badge b-{{.Class}}">{{.Verdict}}</span></td><td><ul class="links">
+{{- range .Scenarios}}
+<li><a href="#{{.Anchor}}">{{.Name}}</a> <span class="where">{{.Verdict}}</span></li>
+{{- end}}
+</ul></td></tr>
+{{- end}}
+</tbody>
+</table>
+</section>
 <section aria-labelledby="matrix-title">
 <h2 id="matrix-title">Outcomes by source section</h2>
 <table class="matrix">
@@ -337,47 +505,22 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 <h3>Feature: {{.Name}} <span class="file">{{.File}} (pack {{.Pack}})</span></h3>
 <ul class="scenarios">
 {{- range .Scenarios}}
-<li class="scenario">
+<li class="scenario" id="{{.Anchor}}">
 <span class="badge b-{{.Class}}">{{.Verdict}}</span><strong>{{.Name}}</strong>{{if .IDs}} <span class="ids">{{.IDs}}</span>{{end}} <span class="where">{{.Where}}</span>
-{{- if or .Note .Reason .Requirements .Check}}
+{{- if .Failure}}
+<a class="jump" href="#{{.Failure}}">details under Failures</a>
+{{- else}}
+{{- if or .Note .Reason}}
 <div class="detail d-{{.Class}}">
-{{- if .Harness}}
-<p><strong>Harness error:</strong> this is a fault in the harness, not a departure by the host.</p>
-{{- end}}
-{{- range .Requirements}}
-<blockquote><p><span class="req">{{.ID}}</span>, section {{.Section}} ({{.Level}}): “{{.Text}}”</p></blockquote>
-{{- end}}
 {{- if .Note}}
 <p>{{.Note}}</p>
 {{- end}}
 {{- if .Reason}}
 <p>{{.Reason}}</p>
 {{- end}}
-{{- if .FailedStep}}
-<p>At step: <code>{{.FailedStep}}</code></p>
-{{- end}}
-{{- if .Check}}
-<dl class="diff">
-<dt>Check</dt><dd>{{.Check}}</dd>
-<dt>Expected</dt><dd>{{.Expected}}</dd>
-<dt>Actual</dt><dd>{{.Actual}}</dd>
-</dl>
-{{- $n := len .Exchanges}}
-{{- range $i, $ex := .Exchanges}}
-<p>HTTP exchange {{inc $i}} of {{$n}}:</p>
-<pre>{{$ex}}</pre>
-{{- end}}
-{{- end}}
 </div>
 {{- end}}
-{{- if .Steps}}
-<details><summary>Steps</summary>
-<ol class="steps">
-{{- range .Steps}}
-<li>{{.Keyword}} {{.Text}} <span class="where">({{.Status}}, line {{.Line}})</span></li>
-{{- end}}
-</ol>
-</details>
+{{- template "steps" .Steps}}
 {{- end}}
 </li>
 {{- end}}
@@ -388,4 +531,15 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 </main>
 </body>
 </html>
+{{- define "steps"}}
+{{- if .}}
+<details><summary>Steps</summary>
+<ol class="steps">
+{{- range .}}
+<li{{if .Written}} title="as written: {{.Written}}"{{end}}>{{.Keyword}} {{.Text}} <span class="where">({{.Status}}, line {{.Line}})</span></li>
+{{- end}}
+</ol>
+</details>
+{{- end}}
+{{- end}}
 `

@@ -90,7 +90,7 @@ func (JUnit) Write(w io.Writer, run outcome.Run) error {
 				File:      r.FeatureFile,
 				Line:      r.Line,
 			}
-			body := xmlText(strings.Join(explain(run, r), "\n"))
+			body := xmlText(strings.Join(explain(run, r, wholeBodies), "\n"))
 			switch {
 			case stale(r):
 				c.Failure = &junitProblem{Message: "listed as an expected failure, but it passed", Type: "stale-expected-failure", Body: body}

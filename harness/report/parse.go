@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,12 +24,17 @@ type Output struct {
 
 // formatsHelp is named in every error so that a mistyped --format says what
 // would have worked (PRODUCT.md section 3).
-const formatsHelp = "pretty, progress, junit:FILE, cucumber:FILE or html:FILE"
+const formatsHelp = "pretty, progress, junit:FILE, cucumber:FILE, html:FILE or json:FILE"
 
 // Parse parses a --format value: comma-separated "pretty", "progress",
-// "junit:FILE", "cucumber:FILE", "html:FILE". An empty value means pretty.
+// "junit:FILE", "cucumber:FILE", "html:FILE", "json:FILE". An empty value means pretty.
 // pretty and progress go to stdout; the others to their FILE. An unknown or
-// malformed entry, or two entries writing the same file, is an error naming it.
+// malformed entry, or two entries writing the same file or the same format
+// to stdout, is an error naming it.
+//
+// pretty and progress together share standard output without interleaving:
+// progress shows its marks while the run goes on and ends their line, and
+// pretty then writes the one report, whatever order they were given in.
 func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 	if strings.TrimSpace(spec) == "" {
 		return []Output{{Name: "pretty", Writer: Pretty{Color: color}}}, nil
@@ -46,11 +52,14 @@ func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 			if hasPath {
 				return nil, fmt.Errorf("--format entry %q: %s writes to standard output and takes no file", entry, name)
 			}
+			if slices.ContainsFunc(outputs, func(o Output) bool { return o.Name == name }) {
+				return nil, fmt.Errorf("--format %q names %s twice", spec, name)
+			}
 			o = Output{Name: name, Writer: Pretty{Color: color}}
 			if name == "progress" {
 				o.Writer = NewProgress(stdout, color)
 			}
-		case "junit", "cucumber", "html":
+		case "junit", "cucumber", "html", "json":
 			if path == "" {
 				return nil, fmt.Errorf("--format entry %q: %s needs a file, as in %s:FILE", entry, name, name)
 			}
@@ -64,6 +73,8 @@ func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 				o.Writer = JUnit{}
 			case "cucumber":
 				o.Writer = Cucumber{}
+			case "json":
+				o.Writer = JSON{}
 			default:
 				o.Writer = HTML{}
 			}
@@ -72,7 +83,23 @@ func Parse(spec string, stdout io.Writer, color bool) ([]Output, error) {
 		}
 		outputs = append(outputs, o)
 	}
-	return outputs, nil
+	return shareStdout(outputs), nil
+}
+
+// shareStdout puts progress before pretty when both are chosen, and leaves
+// the details and the summary to pretty, so that standard output reads as
+// the marks, then one report.
+func shareStdout(outputs []Output) []Output {
+	pretty := slices.IndexFunc(outputs, func(o Output) bool { return o.Name == "pretty" })
+	progress := slices.IndexFunc(outputs, func(o Output) bool { return o.Name == "progress" })
+	if pretty < 0 || progress < 0 {
+		return outputs
+	}
+	outputs[progress].Writer.(*Progress).marksOnly = true
+	if progress > pretty {
+		outputs[pretty], outputs[progress] = outputs[progress], outputs[pretty]
+	}
+	return outputs
 }
 
 // WriteAll renders the run to every output, creating files and their parent

@@ -21,15 +21,16 @@ var _ = Describe("Parse", func() {
 	})
 
 	It("reads several formats, stdout ones without a path", func() {
-		outputs, err := report.Parse("progress, junit:out/r.xml,cucumber:out/c.json,html:C:/r/report.html", &bytes.Buffer{}, false)
+		outputs, err := report.Parse("progress, junit:out/r.xml,cucumber:out/c.json,html:C:/r/report.html,json:out/r.json", &bytes.Buffer{}, false)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(outputs).To(HaveLen(4))
+		Expect(outputs).To(HaveLen(5))
 		Expect(outputs[0].Name).To(Equal("progress"))
 		Expect(outputs[0].Path).To(BeEmpty())
 		Expect(outputs[0].Writer).To(BeAssignableToTypeOf(&report.Progress{}))
 		Expect(outputs[1]).To(Equal(report.Output{Name: "junit", Path: "out/r.xml", Writer: report.JUnit{}}))
 		Expect(outputs[2]).To(Equal(report.Output{Name: "cucumber", Path: "out/c.json", Writer: report.Cucumber{}}))
 		Expect(outputs[3]).To(Equal(report.Output{Name: "html", Path: "C:/r/report.html", Writer: report.HTML{}}))
+		Expect(outputs[4]).To(Equal(report.Output{Name: "json", Path: "out/r.json", Writer: report.JSON{}}))
 	})
 
 	DescribeTable("rejects a bad entry, naming it",
@@ -41,9 +42,28 @@ var _ = Describe("Parse", func() {
 		Entry("unknown", "pretty,tap", `unknown format "tap"`),
 		Entry("file missing", "junit", `"junit": junit needs a file`),
 		Entry("file empty", "html:", `"html:": html needs a file`),
+		Entry("json without a file", "json", `"json": json needs a file`),
 		Entry("stdout with a file", "pretty:out.txt", `"pretty:out.txt": pretty writes to standard output`),
 		Entry("empty entry", "pretty,,progress", "empty entry"),
 		Entry("same file twice", "junit:r.xml,cucumber:./r.xml", `"cucumber:./r.xml": junit already writes ./r.xml`),
+		Entry("pretty twice", "pretty,junit:r.xml,pretty", `names pretty twice`),
+	)
+
+	DescribeTable("lets pretty and progress share standard output without interleaving",
+		func(spec string) {
+			var stdout bytes.Buffer
+			outputs, err := report.Parse(spec, &stdout, false)
+			Expect(err).NotTo(HaveOccurred())
+			run := fixtureRun()
+			live := report.LiveAll(outputs)
+			for _, r := range run.Results {
+				live.ScenarioFinished(r)
+			}
+			Expect(report.WriteAll(outputs, &stdout, run)).To(Succeed())
+			Expect(stdout.String()).To(Equal(".FEF-.F.\n" + render(report.Pretty{})))
+		},
+		Entry("pretty first", "pretty,progress"),
+		Entry("progress first", "progress,pretty"),
 	)
 })
 

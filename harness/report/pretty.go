@@ -22,7 +22,9 @@ const (
 
 // Pretty is the default report: scenarios grouped by feature, one line each,
 // and under each one that did not simply pass the explanation a host author
-// needs to act on it. It ends with the exit meaning and then the summary line
+// needs to act on it, with bodies cut. A scenario not run names its reason by
+// number, and the reasons follow the scenarios once each, with the failed
+// requirements. It ends with the exit meaning and then the summary line
 // alone, which CI tooling reads.
 type Pretty struct {
 	// Color turns on ANSI colour.
@@ -33,6 +35,7 @@ type Pretty struct {
 func (p Pretty) Write(w io.Writer, run outcome.Run) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintln(b, runLine(run))
+	groups := notRunGroups(run)
 	for _, f := range byFeature(run) {
 		fmt.Fprintf(b, "\nFeature: %s  %s\n", f.Name, p.paint(ansiDim, f.File+" (pack "+f.Pack+")"))
 		for _, r := range f.Results {
@@ -41,14 +44,22 @@ func (p Pretty) Write(w io.Writer, run outcome.Run) error {
 			if ids := requirementIDs(r); ids != "" {
 				line += "  [" + ids + "]"
 			}
-			if r.Status != outcome.Passed || stale(r) {
+			lines := explain(run, r, cutBodies)
+			switch {
+			case r.Status == outcome.NotRun:
+				line += "  " + p.paint(colour, fmt.Sprintf("%s (reason %d, below)", verdict(run, r), reasonNumber(groups, r)))
+				lines = observedOnly(r)
+			case r.Status != outcome.Passed || stale(r):
 				line += "  " + p.paint(colour, verdict(run, r))
 			}
 			fmt.Fprintln(b, line)
-			for _, l := range explain(run, r) {
+			for _, l := range lines {
 				fmt.Fprintln(b, strings.TrimRight("      "+l, " "))
 			}
 		}
+	}
+	for _, l := range closing(run) {
+		fmt.Fprintln(b, l)
 	}
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, p.paint(exitColour(run), exitMeaning(run)))

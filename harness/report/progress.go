@@ -17,10 +17,17 @@ const progressWidth = 60
 
 // Progress prints one character per scenario as it finishes (. pass, F fail,
 // - not run, E harness error), a note before each long wait, and at the end
-// the details of everything that did not simply pass and the summary line.
+// the details of everything that failed or hit a harness error (bodies cut),
+// the failed requirements, the reasons scenarios were not run with their
+// counts, and the summary line.
+//
+// Beside pretty on standard output it prints the marks alone: pretty then
+// gives the details once, on lines of its own (see Parse).
 type Progress struct {
 	out   io.Writer
 	color bool
+	// marksOnly leaves the details to pretty.
+	marksOnly bool
 
 	mu    sync.Mutex
 	shown int // marks already printed live
@@ -92,10 +99,13 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 		fmt.Fprintln(b)
 		p.col = 0
 	}
+	if p.marksOnly {
+		return b.Flush()
+	}
 	n := 0
 	for _, r := range run.Results {
-		lines := explain(run, r)
-		if len(lines) == 0 {
+		lines := explain(run, r, cutBodies)
+		if len(lines) == 0 || r.Status == outcome.NotRun {
 			continue
 		}
 		n++
@@ -107,6 +117,9 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 		for _, l := range lines {
 			fmt.Fprintln(b, strings.TrimRight("   "+l, " "))
 		}
+	}
+	for _, l := range closing(run) {
+		fmt.Fprintln(b, l)
 	}
 	fmt.Fprintln(b)
 	fmt.Fprintln(b, exitMeaning(run))

@@ -38,6 +38,8 @@ type feature struct {
 	// Pack is the specification pack the feature belongs to.
 	Pack    string
 	Results []outcome.Result
+	// Index holds each result's index in the run's results.
+	Index []int
 }
 
 // byFeature groups the results by feature file, features in the order they
@@ -45,7 +47,7 @@ type feature struct {
 func byFeature(run outcome.Run) []feature {
 	var out []feature
 	index := map[string]int{}
-	for _, r := range run.Results {
+	for n, r := range run.Results {
 		i, ok := index[r.FeatureFile]
 		if !ok {
 			i = len(out)
@@ -53,6 +55,7 @@ func byFeature(run outcome.Run) []feature {
 			out = append(out, feature{Name: r.Feature, File: r.FeatureFile, Pack: r.Pack})
 		}
 		out[i].Results = append(out[i].Results, r)
+		out[i].Index = append(out[i].Index, n)
 	}
 	return out
 }
@@ -106,19 +109,34 @@ func failedStep(r outcome.Result) (outcome.Step, bool) {
 	return outcome.Step{}, false
 }
 
-// stepLine renders a step the way it reads in the feature file.
+// stepLine renders a step as it ran: the feature file's words with the
+// values it sent in place of its placeholders, and the line to find it by.
 func stepLine(s outcome.Step) string {
-	return fmt.Sprintf("%s %s (line %d)", strings.TrimSpace(s.Keyword), s.Text, s.Line)
+	return fmt.Sprintf("%s %s (line %d)", strings.TrimSpace(s.Keyword), stepText(s), s.Line)
+}
+
+// stepText is what the step sent when it ran, else its text as written.
+func stepText(s outcome.Step) string {
+	if s.Sent != "" {
+		return s.Sent
+	}
+	return s.Text
 }
 
 // explain says what a reader needs to know about a result that did not
 // simply pass: for a failure the requirements with their sentences, expected
 // and actual, and the HTTP exchanges (PRODUCT.md section 5). It returns one
-// line per entry without indentation; the text formats indent it as they need.
-// A plain pass needs no explanation and gets only what it observed of the
-// choices the source leaves open.
-func explain(run outcome.Run, r outcome.Result) []string {
-	lines := because(run, r)
+// line per entry without indentation; the text formats indent it as they need,
+// and say with b whether bodies are cut. A plain pass needs no explanation
+// and gets only what it observed of the choices the source leaves open.
+func explain(run outcome.Run, r outcome.Result, b bodies) []string {
+	return append(because(run, r, b), observedOnly(r)...)
+}
+
+// observedOnly is what explain says of r beyond its outcome: for a scenario
+// not run, whose reason the text formats give once for all that share it.
+func observedOnly(r outcome.Result) []string {
+	var lines []string
 	for _, o := range r.Observed {
 		lines = append(lines, "observed: "+o)
 	}
@@ -126,7 +144,7 @@ func explain(run outcome.Run, r outcome.Result) []string {
 }
 
 // because is explain without the observations.
-func because(run outcome.Run, r outcome.Result) []string {
+func because(run outcome.Run, r outcome.Result, b bodies) []string {
 	switch {
 	case stale(r):
 		return []string{"listed as an expected failure, but it passed: remove it from the expected-failures file"}
@@ -164,6 +182,9 @@ func because(run outcome.Run, r outcome.Result) []string {
 		"expected: "+d.Expected,
 		"actual:   "+d.Actual)
 	for i, ex := range d.Exchanges {
+		if b == cutBodies {
+			ex = cutExchange(ex)
+		}
 		lines = append(lines, fmt.Sprintf("exchange %d of %d:", i+1, len(d.Exchanges)))
 		for _, l := range strings.Split(strings.TrimRight(ex.String(), "\n"), "\n") {
 			lines = append(lines, "  "+l)

@@ -130,6 +130,9 @@ func (c *collector) step(st *messages.PickleStep, status string, err error) {
 		return
 	}
 	s := outcome.Step{Text: st.Text, Status: status}
+	if c.notes != nil {
+		s.Sent, _ = c.notes.Sent(st.Id)
+	}
 	if n := len(st.AstNodeIds); n > 0 {
 		nd := c.nodes[st.AstNodeIds[0]]
 		s.Keyword, s.Line = nd.keyword, nd.line

@@ -29,11 +29,28 @@ type Notes struct {
 	mu       sync.Mutex
 	skipped  map[string]string
 	observed map[string][]string
+	// sent is each step's text as it ran, by pickle step ID.
+	sent map[string]string
 }
 
 // NewNotes returns empty notes for one run.
 func NewNotes() *Notes {
-	return &Notes{skipped: map[string]string{}, observed: map[string][]string{}}
+	return &Notes{skipped: map[string]string{}, observed: map[string][]string{}, sent: map[string]string{}}
+}
+
+// Sent returns the text of the step with the given pickle step ID with the
+// values it used in place of its placeholders, if it ran and had any.
+func (n *Notes) Sent(stepID string) (string, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	s, ok := n.sent[stepID]
+	return s, ok
+}
+
+func (n *Notes) ran(stepID, text string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.sent[stepID] = text
 }
 
 // Observe records something the scenario with the given pickle ID saw of
@@ -195,6 +212,15 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
+		sc.StepContext().After(func(ctx context.Context, step *godog.Step, status godog.StepResultStatus, _ error) (context.Context, error) {
+			// A skipped step sent nothing: its placeholders stay as written.
+			if status == godog.StepPassed || status == godog.StepFailed {
+				if sent := st.shown(step.Text); sent != step.Text {
+					st.Notes.ran(step.Id, sent)
+				}
+			}
+			return ctx, nil
+		})
 		steps := stepContext{sc}
 		st.registerMCP(steps)
 		st.registerEffects(steps)
@@ -240,6 +266,19 @@ func (st *State) expand(text string) (string, error) {
 		return "", st.skip("needs the profile key " + strings.Join(empty, ", ") + ", which is empty")
 	}
 	return out, nil
+}
+
+// shown is a step's text as a report shows it once the step has run: each
+// placeholder with a value replaced by it, credentials masked. Unlike
+// expand it never fails; a placeholder without a value stays as written.
+func (st *State) shown(text string) string {
+	out := placeholder.ReplaceAllStringFunc(text, func(m string) string {
+		if v, ok := st.lookup(m[1 : len(m)-1]); ok && v != "" {
+			return v
+		}
+		return m
+	})
+	return wire.MaskSecret(out, st.secrets()...)
 }
 
 func (st *State) lookup(key string) (string, bool) {

@@ -201,7 +201,8 @@ func (e Exchange) String() string {
 	fmt.Fprintf(&b, "> %s %s\n", e.Method, e.URL)
 	writeHeaders(&b, "> ", e.RequestHeader)
 	if e.RequestBody != "" {
-		fmt.Fprintf(&b, ">\n> %s\n", e.RequestBody)
+		b.WriteString(">\n")
+		writeBody(&b, "> ", e.RequestBody)
 	}
 	if e.TransportError != "" {
 		fmt.Fprintf(&b, "< (no response: %s)\n", e.TransportError)
@@ -210,12 +211,27 @@ func (e Exchange) String() string {
 	fmt.Fprintf(&b, "< HTTP %d %s\n", e.Status, http.StatusText(e.Status))
 	writeHeaders(&b, "< ", e.ResponseHeader)
 	if e.ResponseBody != "" {
-		fmt.Fprintf(&b, "<\n< %s\n", e.ResponseBody)
+		b.WriteString("<\n")
+		writeBody(&b, "< ", e.ResponseBody)
 		if e.ResponseTrimmed {
 			fmt.Fprintf(&b, "< (body trimmed to %d bytes)\n", maxShownBody)
 		}
 	}
 	return b.String()
+}
+
+// writeBody writes every line of a body behind the prefix, so that a
+// multi-line body (an event stream, indented JSON) still reads as the
+// request's or the response's and never as the report's own text.
+func writeBody(b *bytes.Buffer, prefix, body string) {
+	body = strings.ReplaceAll(strings.TrimRight(body, "\r\n"), "\r\n", "\n")
+	for _, line := range strings.Split(body, "\n") {
+		if line == "" {
+			b.WriteString(strings.TrimSpace(prefix) + "\n")
+			continue
+		}
+		b.WriteString(prefix + line + "\n")
+	}
 }
 
 func writeHeaders(b *bytes.Buffer, prefix string, h map[string][]string) {

@@ -22,3 +22,16 @@ var _ = Describe("MaskURL", func() {
 		Entry("no query", "http://h/mcp", "http://h/mcp"),
 	)
 })
+
+var _ = Describe("Exchange.String", func() {
+	It("prefixes every line of a multi-line body", func() {
+		ex := wire.Exchange{
+			Method: "POST", URL: "http://h/mcp",
+			RequestBody:  "{\n  \"id\": 1\n}",
+			Status:       200,
+			ResponseBody: "event: message\r\ndata: {\"id\":1}\r\n\r\nevent: message\r\n",
+		}
+		Expect(ex.String()).To(Equal("> POST http://h/mcp\n>\n> {\n>   \"id\": 1\n> }\n" +
+			"< HTTP 200 OK\n<\n< event: message\n< data: {\"id\":1}\n<\n< event: message\n"))
+	})
+})
