@@ -24,6 +24,8 @@ type serveOptions struct {
 	config, addr, data, publicURL string
 	allowedHosts                  []string
 	drain                         time.Duration
+	// rates override the configuration's rate_limits, flag by flag.
+	rates rateFlags
 }
 
 func serveCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -43,7 +45,12 @@ address. Requests whose Host header names neither the public URL's host, an
 
 SIGTERM or an interrupt stops accepting connections and lets the requests
 in flight finish, for up to --drain-timeout; the exit status is 0 unless
-requests had to be cut off.`,
+requests had to be cut off.
+
+--registration-burst and --registration-every (and the device ones) set the
+per-address rate limits of the configuration's rate_limits. To run the suite
+against one instance several times in a row, shorten --registration-every
+(200ms, say): the registration-limit probe spends the whole allowance.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -57,6 +64,7 @@ requests had to be cut off.`,
 	cmd.Flags().StringVar(&o.publicURL, "public-url", "", "URL clients reach the host by (default: the config's public_url, else http://ADDR)")
 	cmd.Flags().StringArrayVar(&o.allowedHosts, "allowed-host", nil, "another host name requests may carry in Host, such as a reverse proxy's (repeatable)")
 	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
+	o.rates.bind(cmd.Flags())
 	return cmd
 }
 
@@ -75,6 +83,10 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 		cfg.PublicURL = o.publicURL
 	}
 	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
+	o.rates.apply(&cfg.RateLimits)
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := dataDir(o.data, logger); err != nil {
 		return err
