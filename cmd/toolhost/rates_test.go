@@ -43,3 +43,21 @@ var _ = Describe("toolhost serve's rate limits (issue 16 item 2)", func() {
 		Expect(string(s.Err.Contents())).To(ContainSubstring("rate_limits.registration_every -1s: must be positive"))
 	})
 })
+
+var _ = Describe("the suite run twice in a row against one toolhost (issue 16 item 2)", func() {
+	It("gives the same result both times when the registration allowance refills quickly", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(), "--registration-every", "200ms")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		base := regexpGroup(`toolhost serving (http://\S+)/mcp`, string(s.Out.Contents()))
+
+		summary := func() string {
+			run := exits(start(conformPath, "run", "--target", base, "--format", "progress"), 3)
+			lines := strings.Split(strings.TrimSpace(string(run.Out.Contents())), "\n")
+			return lines[len(lines)-1]
+		}
+		first := summary()
+		Expect(first).To(MatchRegexp(`^\d+ passed, 0 failed, \d+ not run$`))
+		Expect(summary()).To(Equal(first))
+	})
+})

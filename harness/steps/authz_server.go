@@ -389,7 +389,9 @@ func (st *State) publicClient(ctx context.Context) error {
 	if endpoint == "" {
 		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
 	}
@@ -414,7 +416,9 @@ func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 	if endpoint == "" {
 		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
+	})
 	if err != nil {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
@@ -1102,7 +1106,9 @@ func (st *State) secondClient(ctx context.Context) error {
 		return st.skip("the authorization server names no registration_endpoint, and mcp_authorization.client_id is the one client the profile gives, " +
 			"so there is no second client to present another client's code or refresh token")
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
 	}
