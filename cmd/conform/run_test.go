@@ -197,7 +197,10 @@ var _ = Describe("conform run", func() {
 		}, `read profile`),
 		Entry("a profile with an unknown key", func() []string {
 			return []string{"run", "--profile", writeFile("typo.yaml", "target: http://127.0.0.1:1\ncredentials_env: X\n")}
-		}, `field credentials_env not found`),
+		}, `profile line 2: unknown key credentials_env; did you mean credential_env\?`),
+		Entry("a profile with a value of the wrong type", func() []string {
+			return []string{"run", "--profile", writeFile("type.yaml", "target: http://127.0.0.1:1\nslow: maybe\n")}
+		}, "profile line 2: slow: cannot unmarshal !!str `maybe` into bool"),
 		Entry("a target that is not http", func() []string { return []string{"run", "--target", "ftp://x"} }, `must be an http or https URL`),
 		Entry("a relative path", func() []string {
 			return []string{"run", "--profile", writeFile("rel.yaml", "target: http://127.0.0.1:1\npaths:\n  closed_dir: base\n")}
