@@ -78,7 +78,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
-	if err := runner.CheckSelection(f.pack, sections); err != nil {
+	if err := runner.CheckSelection(f.pack, f.tags, sections); err != nil {
 		return usage("%v", err)
 	}
 	t, closeTarget, err := chooseTarget(ctx, f, stderr)

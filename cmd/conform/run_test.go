@@ -213,6 +213,10 @@ var _ = Describe("conform run", func() {
 		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
 		// Decided before the target is asked anything: an unreachable one
 		// would otherwise answer first, as the host's failure.
+		Entry("a malformed tag expression, which the feature runner would panic on", func() []string {
+			return []string{"run", "--tags", "@T401-1 &&", "--target", "http://127.0.0.1:1"}
+		}, `tag expression "@T401-1 &&" is malformed`),
+		Entry("a malformed tag expression to list", func() []string { return []string{"list", "--tags", "@a,,@b"} }, `tag expression "@a,,@b" is malformed`),
 		Entry("an unknown pack", func() []string {
 			return []string{"run", "--spec", "mcp-authorisation", "--target", "http://127.0.0.1:1"}
 		}, `mcp-authorisation`),

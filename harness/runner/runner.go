@@ -151,15 +151,15 @@ func packPaths(fsys fs.FS, pack string) ([]string, error) {
 	return paths, nil
 }
 
-// CheckSelection checks the pack and the selection by section before
-// anything is sent: either is the user's mistake, to be told as such, never
-// after the target has been asked and perhaps blamed.
-func CheckSelection(pack string, sections []string) error {
+// CheckSelection checks the pack, the tag expression and the selection by
+// section before anything is sent: each is the user's mistake, to be told as
+// such, never after the target has been asked and perhaps blamed.
+func CheckSelection(pack, tags string, sections []string) error {
 	sp, err := spec.LoadPack(pack)
 	if err != nil {
 		return err
 	}
-	_, err = Selection(sp, "", sections)
+	_, err = Selection(sp, tags, sections)
 	return err
 }
 
@@ -167,6 +167,9 @@ func CheckSelection(pack string, sections []string) error {
 // one godog tag expression (an AND of OR-groups). A section that no
 // requirement comes from is a usage error.
 func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
+	if err := checkTags(tags); err != nil {
+		return "", err
+	}
 	if len(sections) == 0 {
 		return tags, nil
 	}
