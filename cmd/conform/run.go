@@ -74,6 +74,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
+	if err := checkReportPaths(outputs); err != nil {
+		return usage("%v", err)
+	}
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)
@@ -169,6 +172,7 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 	for _, note := range p.Notes {
 		fmt.Fprintln(stderr, "conform:", note)
 	}
+	warnEmptyCredentials(p, stderr)
 	t := target.FromProfile(p)
 	return t, func() {}, nil
 }

@@ -213,6 +213,14 @@ var _ = Describe("conform run", func() {
 		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
 		// Decided before the target is asked anything: an unreachable one
 		// would otherwise answer first, as the host's failure.
+		// Found before the run, not after it, where it would hide the run's
+		// exit code and lose its reports.
+		Entry("a report under a file", func() []string {
+			return []string{"run", "--target", "http://127.0.0.1:1", "--format", "pretty,junit:" + writeFile("plain", "x") + "/r.xml"}
+		}, `report junit:.*/plain/r.xml cannot be written: .*not a directory`),
+		Entry("a report path that is a folder", func() []string {
+			return []string{"run", "--target", "http://127.0.0.1:1", "--format", "html:" + home}
+		}, `report html:.* cannot be written: .*is a directory`),
 		Entry("a malformed tag expression, which the feature runner would panic on", func() []string {
 			return []string{"run", "--tags", "@T401-1 &&", "--target", "http://127.0.0.1:1"}
 		}, `tag expression "@T401-1 &&" is malformed`),
@@ -302,5 +310,21 @@ var _ = Describe("conform run", func() {
 		Eventually(s, 10*time.Second).Should(gexec.Exit(1))
 		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
 		Expect(s.Err).To(gbytes.Say(`target http://` + addr + ` is unreachable`))
+	})
+})
+
+var _ = Describe("an empty credential variable (issue 16 item 8)", func() {
+	It("is warned about once, before anything is sent", func() {
+		profile := writeFile("peer.yaml", "target: http://127.0.0.1:1\npeer:\n  target: http://127.0.0.1:2\n  credential_env: PEER_CREDENTIAL\n")
+		s := exits(conform([]string{"CONFORM_CREDENTIAL=", "PEER_CREDENTIAL="}, "run", "--profile", profile), 1)
+		stderr := string(s.Err.Contents())
+		Expect(strings.Count(stderr, "credential_env names CONFORM_CREDENTIAL, which is set but empty")).To(Equal(1))
+		Expect(strings.Count(stderr, "peer.credential_env names PEER_CREDENTIAL, which is set but empty")).To(Equal(1))
+		Expect(strings.Index(stderr, "set but empty")).To(BeNumerically("<", strings.Index(stderr, "unreachable")))
+	})
+
+	It("is not warned about when the variable is not set at all", func() {
+		s := exits(conform(nil, "run", "--target", "http://127.0.0.1:1"), 1)
+		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("set but empty"))
 	})
 })
