@@ -4,6 +4,7 @@
 #   make test          every test: ginkgo specs and godog features, with -race
 #   make bench         benchmarks, then each one's ratio to a bare net/http handler
 #   make build         bin/conform and bin/toolhost
+#   make install       conform and toolhost into $(go env GOPATH)/bin (or GOBIN)
 
 GO       ?= go
 PACKAGES ?= ./...
@@ -12,13 +13,16 @@ BENCH    ?= .
 BENCHFLAGS ?= -count 3
 FORMAT   ?= pretty
 
-.PHONY: all build conformance test lint unit bench clean
+.PHONY: all build install conformance test lint unit bench clean
 
 all: build
 
 build:
 	$(GO) build -o bin/conform ./cmd/conform
 	$(GO) build -o bin/toolhost ./cmd/toolhost
+
+install:
+	$(GO) install ./cmd/conform ./cmd/toolhost
 
 # Both packs run even when the first fails; the first non-zero exit code is make's.
 conformance:
