@@ -19,3 +19,11 @@ var _ = Describe("make conformance", func() {
 		Expect(string(out)).To(ContainSubstring("--spec $pack"))
 	})
 })
+
+var _ = Describe("make install", func() {
+	It("installs both binaries from the clone, as the README says", func() {
+		out, err := exec.Command("make", "-s", "-n", "-C", "../..", "install").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).To(ContainSubstring("install ./cmd/conform ./cmd/toolhost"))
+	})
+})
