@@ -265,6 +265,40 @@ var _ = Describe("conform run", func() {
 		Expect(s.Err).To(gbytes.Say(`check the URL .* and ` + web.URL + `/.well-known/mcp.json`))
 	})
 
+	// A CI job uploads reports/ whatever happened: the files must say why
+	// nothing ran (issue 16 item 9).
+	It("still writes every report file, with one failing test case that carries the pre-flight's message", func() {
+		web := httptest.NewServer(http.NotFoundHandler())
+		DeferCleanup(web.Close)
+		dir := filepath.Join(home, "reports")
+		junit, html, cucumber := filepath.Join(dir, "c.xml"), filepath.Join(dir, "c.html"), filepath.Join(dir, "c.json")
+		s := exits(conform(nil, "run", "--target", web.URL, "--format", "pretty,junit:"+junit+",html:"+html+",cucumber:"+cucumber), 1)
+		Expect(stdout(s)).To(BeEmpty(), "the message is on stderr; no report is printed")
+
+		raw, err := os.ReadFile(junit)
+		Expect(err).NotTo(HaveOccurred())
+		var suites struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Suites   []struct {
+				Cases []struct {
+					Failure struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		Expect(xml.Unmarshal(raw, &suites)).To(Succeed())
+		Expect(suites.Tests).To(Equal(1))
+		Expect(suites.Failures).To(Equal(1))
+		Expect(suites.Suites[0].Cases[0].Failure.Message).To(ContainSubstring("does not answer as an agent-facing tool host"))
+		for _, file := range []string{html, cucumber} {
+			raw, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(raw)).To(ContainSubstring("does not answer as an agent-facing tool host"), file)
+		}
+	})
+
 	It("tries no sign-in against a target that is not a tool host", func() {
 		web := httptest.NewServer(http.NotFoundHandler())
 		DeferCleanup(web.Close)
