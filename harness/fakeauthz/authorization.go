@@ -125,6 +125,7 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	id := random()
 	h.mu.Lock()
 	h.clients[id] = body.RedirectURIs
+	h.registered++
 	h.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
 }
