@@ -1,9 +1,10 @@
 # conform: the conformance suite and the reference tool host.
 #
-#   make conformance   run every scenario against the embedded reference host
+#   make conformance   run every scenario of both packs against the embedded reference host
 #   make test          every test: ginkgo specs and godog features, with -race
 #   make bench         benchmarks, then each one's ratio to a bare net/http handler
 #   make build         bin/conform and bin/toolhost
+#   make install       conform and toolhost into $(go env GOPATH)/bin (or GOBIN)
 
 GO       ?= go
 PACKAGES ?= ./...
@@ -12,7 +13,7 @@ BENCH    ?= .
 BENCHFLAGS ?= -count 3
 FORMAT   ?= pretty
 
-.PHONY: all build conformance test lint unit bench clean
+.PHONY: all build install conformance test lint unit bench clean
 
 all: build
 
@@ -20,8 +21,16 @@ build:
 	$(GO) build -o bin/conform ./cmd/conform
 	$(GO) build -o bin/toolhost ./cmd/toolhost
 
+install:
+	$(GO) install ./cmd/conform ./cmd/toolhost
+
+# Both packs run even when the first fails; the first non-zero exit code is make's.
 conformance:
-	$(GO) run ./cmd/conform run --format $(FORMAT)
+	@status=0; \
+	for pack in source mcp-authorization; do \
+		$(GO) run ./cmd/conform run --spec $$pack --format $(FORMAT) || { code=$$?; [ $$status -ne 0 ] || status=$$code; }; \
+	done; \
+	exit $$status
 
 test: lint unit
 

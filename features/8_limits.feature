@@ -1,5 +1,6 @@
-# Source section 8 (with 7.3): limits. This feature runs last: it spends the
-# per-address registration allowance that every other feature relies on.
+# Source section 8 (with 7.3): limits. The probes are tagged @run-last: they
+# spend the per-address registration allowance that every other scenario of
+# the run relies on, so the runner puts them after all the others.
 Feature: 8 Limits
   Registration is rate limited per source address: a client that registers at
   every start is eventually throttled. A client registers once and keeps its
@@ -8,7 +9,7 @@ Feature: 8 Limits
   and counts any refusal after an accepted registration as the throttle: 429,
   another 4xx, or 503 with Retry-After.
 
-  @OAUTH-6
+  @OAUTH-6 @run-last
   Scenario: A client that registers at every start is eventually throttled
     Given a registered client
     When a client registers repeatedly, at most {registration_limit} times, until refused
@@ -17,13 +18,14 @@ Feature: 8 Limits
   # Derived, not stated (a SHOULD): source 7.3 tells a client to register
   # once and keep its client_id; that the throttle leaves such a client
   # working is inferred from that advice, not said.
-  @OAUTH-7
+  @OAUTH-7 @run-last
   Scenario: A client that registered once keeps its client_id once the address is throttled
     Given a registered client
     When a client registers repeatedly, at most {registration_limit} times, until refused
     Then the registered client still works
 
-  @TIME-3 @RES-2 @needs-approval
+  # @run-last too: "at its end" is after everything else, the probes included.
+  @TIME-3 @RES-2 @needs-approval @run-last
   Scenario: The credential kept from the start of the run still works at its end
     Given a caller with the credential kept from the start of the run
     When the caller sends "tools/list"

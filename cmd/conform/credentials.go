@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -47,4 +48,23 @@ func signInTo(ctx context.Context, p profile.Profile, base string, approve targe
 	}
 	fmt.Fprintf(stderr, "conform: signed in to %s through the device grant\n", base)
 	return token
+}
+
+// warnEmptyCredentials says once, before anything is sent, that a variable
+// the profile names for a credential is set but empty: usually a CI secret
+// that did not reach the job. The run goes on (the scenarios that need the
+// credential are not run, with the reason), but the cause is told up front
+// rather than left to be guessed from a list of not-run scenarios.
+func warnEmptyCredentials(p profile.Profile, stderr io.Writer) {
+	check := func(key, name string) {
+		if v, set := os.LookupEnv(name); set && v == "" {
+			fmt.Fprintf(stderr, "conform: warning: %s names %s, which is set but empty; the scenarios that need that credential will not run\n", key, name)
+		}
+	}
+	if p.CredentialEnv != "" {
+		check("credential_env", p.CredentialEnv)
+	}
+	if p.Peer != nil && p.Peer.CredentialEnv != "" {
+		check("peer.credential_env", p.Peer.CredentialEnv)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/harness/diagnose"
+	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
 )
@@ -17,14 +18,19 @@ import (
 func diagnoseCommand(stdout, stderr io.Writer) *cobra.Command {
 	var in diagnose.Input
 	var credentialEnv string
+	var anonymous bool
 	var args map[string]string
 	cmd := &cobra.Command{
-		Use:   "diagnose --target URL --tool NAME [--path P] [--credential-env VAR]",
+		Use:   "diagnose --target URL --tool NAME [--path P] [--arg K=V]... [--credential-env VAR | --anonymous]",
 		Short: "Walk the diagnosis order and name the gate that refuses a call",
 		Long: `Walk the source document's diagnosis order (section 7.5) for one tool call
 and print each observation and one verdict: the host is unreachable, the tool
 is not offered, gate 1 or 2 refused it (401), gate 3 refused it (AFS_FORBIDDEN),
 gate 4 refused it (the provider lacks the operation), or it succeeds.
+
+The call carries the credential in --credential-env; without it, the one
+conform login stored for the target, as conform run does; --anonymous calls
+with none.
 
 Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.`,
 		Args: cobra.NoArgs,
@@ -38,10 +44,18 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 			for _, note := range p.Notes {
 				fmt.Fprintln(stderr, "conform:", note)
 			}
-			if credentialEnv != "" {
+			switch {
+			case anonymous && credentialEnv != "":
+				return usage("--anonymous and --credential-env contradict each other")
+			case credentialEnv != "":
 				in.Credential = strings.TrimSpace(os.Getenv(credentialEnv))
 				if in.Credential == "" {
 					return usage("--credential-env %s: the variable is empty or unset", credentialEnv)
+				}
+			case !anonymous:
+				if c, ok := login.StoredCredential("", in.Target); ok {
+					in.Credential = c
+					fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s (--anonymous to call without it)\n", in.Target)
 				}
 			}
 			if len(args) > 0 {
@@ -71,7 +85,8 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 	fl.StringVar(&in.Target, "target", "", "base URL of the host")
 	fl.StringVar(&in.Tool, "tool", "", "name of the tool whose call fails")
 	fl.StringVar(&in.Path, "path", "", "path argument of the call")
-	fl.StringVar(&credentialEnv, "credential-env", "", "environment variable holding the credential to call with (anonymous when unset)")
+	fl.StringVar(&credentialEnv, "credential-env", "", "environment variable holding the credential to call with (default: the one conform login stored)")
+	fl.BoolVar(&anonymous, "anonymous", false, "call without a credential, even one conform login stored")
 	fl.StringToStringVar(&args, "arg", nil, "further string arguments of the call, e.g. --arg content=hello")
 	return cmd
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/internal/buildinfo"
 )
 
 func main() {
@@ -45,7 +46,9 @@ func execute(args []string, stdout, stderr io.Writer) int {
 		Short:         "Conformance suite for agent-facing tool hosts (MCP + OAuth, four gates)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Version(),
 	}
+	root.SetVersionTemplate("conform {{.Version}}\n")
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -77,11 +77,14 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
+	if err := checkReportPaths(outputs); err != nil {
+		return usage("%v", err)
+	}
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)
 	}
-	if err := runner.CheckSelection(f.pack, sections); err != nil {
+	if err := runner.CheckSelection(f.pack, f.tags, sections); err != nil {
 		return usage("%v", err)
 	}
 	connection, err := f.connection.parse(stderr)
@@ -99,13 +102,22 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 
 	// The pre-flight: first whether this is a tool host at all, so that no
 	// sign-in is tried against something that is not one; then the
-	// credentials, once every source of them has been tried.
-	if err := runner.CheckHostFor(ctx, t, f.pack); err != nil {
+	// credentials, once every source of them has been tried. A stop still
+	// writes the report files, saying why.
+	started := time.Now()
+	stopped := func(err error) error {
+		code := outcome.ExitFailed
 		var ue *runner.UsageError
 		if errors.As(err, &ue) {
-			return &exitError{code: outcome.ExitUsage, err: err}
+			code = outcome.ExitUsage
 		}
-		return &exitError{code: outcome.ExitFailed, err: err}
+		if werr := writeStopped(outputs, stdout, t, f.pack, started, err); werr != nil {
+			fmt.Fprintln(stderr, "conform:", werr)
+		}
+		return &exitError{code: code, err: err}
+	}
+	if err := runner.CheckHostFor(ctx, t, f.pack); err != nil {
+		return stopped(err)
 	}
 	if !t.InProcess {
 		fillCredentials(ctx, t, stderr)
@@ -114,11 +126,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		}
 	}
 	if err := runner.CheckCredentials(ctx, t); err != nil {
-		var ue *runner.UsageError
-		if errors.As(err, &ue) {
-			return &exitError{code: outcome.ExitUsage, err: err}
-		}
-		return &exitError{code: outcome.ExitFailed, err: err}
+		return stopped(err)
 	}
 	run, err := runner.Run(ctx, runner.Options{
 		Target:   t,
@@ -179,6 +187,7 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 	for _, note := range p.Notes {
 		fmt.Fprintln(stderr, "conform:", note)
 	}
+	warnEmptyCredentials(p, stderr)
 	t := target.FromProfile(p)
 	return t, func() {}, nil
 }

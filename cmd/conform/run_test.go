@@ -197,7 +197,10 @@ var _ = Describe("conform run", func() {
 		}, `read profile`),
 		Entry("a profile with an unknown key", func() []string {
 			return []string{"run", "--profile", writeFile("typo.yaml", "target: http://127.0.0.1:1\ncredentials_env: X\n")}
-		}, `field credentials_env not found`),
+		}, `profile line 2: unknown key credentials_env; did you mean credential_env\?`),
+		Entry("a profile with a value of the wrong type", func() []string {
+			return []string{"run", "--profile", writeFile("type.yaml", "target: http://127.0.0.1:1\nslow: maybe\n")}
+		}, "profile line 2: slow: cannot unmarshal !!str `maybe` into bool"),
 		Entry("a target that is not http", func() []string { return []string{"run", "--target", "ftp://x"} }, `must be an http or https URL`),
 		Entry("a relative path", func() []string {
 			return []string{"run", "--profile", writeFile("rel.yaml", "target: http://127.0.0.1:1\npaths:\n  closed_dir: base\n")}
@@ -210,6 +213,18 @@ var _ = Describe("conform run", func() {
 		}, `tools.allowlisted and tools.privileged both name "afs_stat"`),
 		// Decided before the target is asked anything: an unreachable one
 		// would otherwise answer first, as the host's failure.
+		// Found before the run, not after it, where it would hide the run's
+		// exit code and lose its reports.
+		Entry("a report under a file", func() []string {
+			return []string{"run", "--target", "http://127.0.0.1:1", "--format", "pretty,junit:" + writeFile("plain", "x") + "/r.xml"}
+		}, `report junit:.*/plain/r.xml cannot be written: .*not a directory`),
+		Entry("a report path that is a folder", func() []string {
+			return []string{"run", "--target", "http://127.0.0.1:1", "--format", "html:" + home}
+		}, `report html:.* cannot be written: .*is a directory`),
+		Entry("a malformed tag expression, which the feature runner would panic on", func() []string {
+			return []string{"run", "--tags", "@T401-1 &&", "--target", "http://127.0.0.1:1"}
+		}, `tag expression "@T401-1 &&" is malformed`),
+		Entry("a malformed tag expression to list", func() []string { return []string{"list", "--tags", "@a,,@b"} }, `tag expression "@a,,@b" is malformed`),
 		Entry("an unknown pack", func() []string {
 			return []string{"run", "--spec", "mcp-authorisation", "--target", "http://127.0.0.1:1"}
 		}, `mcp-authorisation`),
@@ -248,6 +263,40 @@ var _ = Describe("conform run", func() {
 		Expect(s.Err).To(gbytes.Say(`sent: +POST ` + web.URL + `/mcp .*"method":"tools/list"`))
 		Expect(s.Err).To(gbytes.Say(`received: +HTTP 200 OK, text/html: <html><body>It works!</body></html>`))
 		Expect(s.Err).To(gbytes.Say(`check the URL .* and ` + web.URL + `/.well-known/mcp.json`))
+	})
+
+	// A CI job uploads reports/ whatever happened: the files must say why
+	// nothing ran (issue 16 item 9).
+	It("still writes every report file, with one failing test case that carries the pre-flight's message", func() {
+		web := httptest.NewServer(http.NotFoundHandler())
+		DeferCleanup(web.Close)
+		dir := filepath.Join(home, "reports")
+		junit, html, cucumber := filepath.Join(dir, "c.xml"), filepath.Join(dir, "c.html"), filepath.Join(dir, "c.json")
+		s := exits(conform(nil, "run", "--target", web.URL, "--format", "pretty,junit:"+junit+",html:"+html+",cucumber:"+cucumber), 1)
+		Expect(stdout(s)).To(BeEmpty(), "the message is on stderr; no report is printed")
+
+		raw, err := os.ReadFile(junit)
+		Expect(err).NotTo(HaveOccurred())
+		var suites struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Suites   []struct {
+				Cases []struct {
+					Failure struct {
+						Message string `xml:"message,attr"`
+					} `xml:"failure"`
+				} `xml:"testcase"`
+			} `xml:"testsuite"`
+		}
+		Expect(xml.Unmarshal(raw, &suites)).To(Succeed())
+		Expect(suites.Tests).To(Equal(1))
+		Expect(suites.Failures).To(Equal(1))
+		Expect(suites.Suites[0].Cases[0].Failure.Message).To(ContainSubstring("does not answer as an agent-facing tool host"))
+		for _, file := range []string{html, cucumber} {
+			raw, err := os.ReadFile(file)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(raw)).To(ContainSubstring("does not answer as an agent-facing tool host"), file)
+		}
 	})
 
 	It("tries no sign-in against a target that is not a tool host", func() {
@@ -295,5 +344,21 @@ var _ = Describe("conform run", func() {
 		Eventually(s, 10*time.Second).Should(gexec.Exit(1))
 		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
 		Expect(s.Err).To(gbytes.Say(`target http://` + addr + ` is unreachable`))
+	})
+})
+
+var _ = Describe("an empty credential variable (issue 16 item 8)", func() {
+	It("is warned about once, before anything is sent", func() {
+		profile := writeFile("peer.yaml", "target: http://127.0.0.1:1\npeer:\n  target: http://127.0.0.1:2\n  credential_env: PEER_CREDENTIAL\n")
+		s := exits(conform([]string{"CONFORM_CREDENTIAL=", "PEER_CREDENTIAL="}, "run", "--profile", profile), 1)
+		stderr := string(s.Err.Contents())
+		Expect(strings.Count(stderr, "credential_env names CONFORM_CREDENTIAL, which is set but empty")).To(Equal(1))
+		Expect(strings.Count(stderr, "peer.credential_env names PEER_CREDENTIAL, which is set but empty")).To(Equal(1))
+		Expect(strings.Index(stderr, "set but empty")).To(BeNumerically("<", strings.Index(stderr, "unreachable")))
+	})
+
+	It("is not warned about when the variable is not set at all", func() {
+		s := exits(conform(nil, "run", "--target", "http://127.0.0.1:1"), 1)
+		Expect(string(s.Err.Contents())).NotTo(ContainSubstring("set but empty"))
 	})
 })

@@ -4,27 +4,56 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 )
 
+// authzProfile writes a profile for the mcp-authorization pack against the
+// host at base, with approve as its authorization approval command, in dir.
+// The pack takes the MCP endpoint's URL, and the request the host serves
+// only with a token: it lets anonymous callers list tools.
+func authzProfile(dir, base, approve string) string {
+	GinkgoHelper()
+	profile := filepath.Join(dir, "host.yaml")
+	Expect(os.WriteFile(profile, []byte(fmt.Sprintf("target: %s/mcp\noauth:\n  authorization_approval_command: %q\n"+
+		"mcp_authorization:\n  protected_request: {method: tools/call, params: {name: afs_write, arguments: {path: /overlay/scratch.txt, content: x}}}\n",
+		base, approve)), 0o600)).To(Succeed())
+	return profile
+}
+
 var _ = Describe("toolhost authorize", func() {
 	It("lets conform run the whole mcp-authorization pack out of process, but for the tokens only a profile can give", func() {
 		data := GinkgoT().TempDir()
 		_, base := serve("127.0.0.1:0", data)
 		dir := GinkgoT().TempDir()
-		profile := filepath.Join(dir, "host.yaml")
-		// The pack takes the MCP endpoint's URL, and the request the host
-		// serves only with a token: it lets anonymous callers list tools.
-		Expect(os.WriteFile(profile, []byte(fmt.Sprintf("target: %s/mcp\noauth:\n  authorization_approval_command: %q\n"+
-			"mcp_authorization:\n  protected_request: {method: tools/call, params: {name: afs_write, arguments: {path: /overlay/scratch.txt, content: x}}}\n",
-			base, toolhostPath+" authorize --data "+data+" --target {target} {authorization_url}")), 0o600)).To(Succeed())
+		profile := authzProfile(dir, base, toolhostPath+" authorize --data "+data+" --target {target} {authorization_url}")
 		report := filepath.Join(dir, "c.json")
 		run := exits(start(conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
 		Expect(run.Err).To(gbytes.Say(`obtained a token for ` + base + `/mcp`))
 		needsOneOf(notRunTags(report), "@needs-expired-token", "@needs-other-resource-token", "@needs-limited-token")
+	})
+
+	// The README's recipe exports TOOLHOST_OWNER_SECRET for both instances;
+	// the host then writes no owner-secret file, so the approval command
+	// takes the secret from the environment, as the README now says.
+	It("runs the README's recipe, with the owner secret exported (issue 16 item 3)", func() {
+		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("s3cret-", 6)}
+		_, base := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
+		profile := authzProfile(GinkgoT().TempDir(), base, toolhostPath+" authorize --target {target} {authorization_url}")
+		run := exits(startWith(env, conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 3)
+		Expect(run.Err).To(gbytes.Say(`obtained a token for ` + base + `/mcp`))
+	})
+
+	It("shows why the approval command failed: the end of its stderr, not only its exit status (issue 16 item 3)", func() {
+		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("s3cret-", 6)}
+		data := GinkgoT().TempDir()
+		_, base := serveWith(env, "127.0.0.1:0", data)
+		profile := authzProfile(GinkgoT().TempDir(), base, toolhostPath+" authorize --data "+data+" --target {target} {authorization_url}")
+		run := exits(start(conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 3)
+		Expect(string(run.Out.Contents())).To(ContainSubstring("authorization_approval_command: exit status 1; its stderr ends: toolhost: authorize: no owner secret"))
 	})
 
 	It("prints the error redirect of a request the host refuses", func() {

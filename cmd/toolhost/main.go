@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/conform-mcp/conform/internal/buildinfo"
 )
 
 func main() {
@@ -25,7 +27,9 @@ func command(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "The reference agent-facing tool host",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Version(),
 	}
+	root.SetVersionTemplate("toolhost {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(serveCommand(stdout, stderr), approveCommand(), authorizeCommand(stdout), revokeCommand(stdout))

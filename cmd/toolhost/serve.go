@@ -24,6 +24,8 @@ type serveOptions struct {
 	config, addr, data, publicURL string
 	allowedHosts, trustedProxies  []string
 	drain                         time.Duration
+	// rates override the configuration's rate_limits, flag by flag.
+	rates rateFlags
 }
 
 func serveCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -47,7 +49,12 @@ requests had to be cut off.
 
 The rate limits key on the connection's address. Behind a reverse proxy,
 name it with --trusted-proxy: the client address it forwards in
-X-Forwarded-For is then believed, from that proxy only.`,
+X-Forwarded-For is then believed, from that proxy only.
+
+--registration-burst and --registration-every (and the device ones) set the
+per-address rate limits of the configuration's rate_limits. To run the suite
+against one instance several times in a row, shorten --registration-every
+(200ms, say): the registration-limit probe spends the whole allowance.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -62,6 +69,7 @@ X-Forwarded-For is then believed, from that proxy only.`,
 	cmd.Flags().StringArrayVar(&o.allowedHosts, "allowed-host", nil, "another host name requests may carry in Host, such as a reverse proxy's (repeatable)")
 	cmd.Flags().StringArrayVar(&o.trustedProxies, "trusted-proxy", nil, "a reverse proxy (IP address or CIDR prefix) whose X-Forwarded-For names the client the rate limits key on (repeatable)")
 	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
+	o.rates.bind(cmd.Flags())
 	return cmd
 }
 
@@ -81,6 +89,10 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	}
 	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
 	cfg.TrustedProxies = append(cfg.TrustedProxies, o.trustedProxies...)
+	o.rates.apply(&cfg.RateLimits)
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := dataDir(o.data, logger); err != nil {
 		return err

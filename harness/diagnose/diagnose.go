@@ -380,7 +380,8 @@ func (w *walk) listed(ctx context.Context, names []string) (*Verdict, error) {
 	}
 	remedy := "call a tool the host lists, or check the tool name"
 	if w.auth == "" {
-		remedy += "; if the host shows more tools to signed-in callers, diagnose again with a credential"
+		remedy += fmt.Sprintf("; if the host shows more tools to signed-in callers, sign in with `conform login --target %s` and run `%s` again",
+			w.base, w.rerun())
 	}
 	return &Verdict{
 		Step:    2,
@@ -454,7 +455,7 @@ func (w *walk) unauthorized(ctx context.Context, r reply) (*Verdict, error) {
 			Summary: fmt.Sprintf("gate 1 or 2 refused the call before it reached a tool: %s is in tools/list and answers 401 to an "+
 				"anonymous caller, so it is a privileged tool, off the anonymous allowlist (source 5.3, 5.5)", w.in.Tool),
 			Remedy: fmt.Sprintf("follow the WWW-Authenticate challenge%s: sign in to this host with `%s`, "+
-				"then call (and diagnose) again with the credential", follow, login),
+				"then call again with the credential; `%s` diagnoses the call with it", follow, login, w.rerun()),
 		}, nil
 	}
 	return &Verdict{
@@ -462,8 +463,8 @@ func (w *walk) unauthorized(ctx context.Context, r reply) (*Verdict, error) {
 		Gate: GateOneOrTwo,
 		Summary: "gate 1 or 2 refused the call before it reached a tool: the host rejected the credential " +
 			"(malformed, unknown, or issued by a different host instance; source 5.2, 7.2)",
-		Remedy: fmt.Sprintf("follow the WWW-Authenticate challenge%s: obtain a credential from this host with `%s`; "+
-			"a credential issued by another instance is never accepted here", follow, login),
+		Remedy: fmt.Sprintf("follow the WWW-Authenticate challenge%s: obtain a credential from this host with `%s`, "+
+			"then `%s` diagnoses the call with it; a credential issued by another instance is never accepted here", follow, login, w.rerun()),
 	}, nil
 }
 
@@ -505,7 +506,7 @@ func (w *walk) provider(ctx context.Context, tr *mcpclient.ToolResult) (Verdict,
 			Step: 5,
 			Summary: fmt.Sprintf("the call reached the tool and failed with %s, not AFS_FORBIDDEN; without a path "+
 				"the provider's capabilities cannot be checked", orUnknown(code)),
-			Remedy: "diagnose again with the path the call operates on",
+			Remedy: fmt.Sprintf("diagnose again with the path the call operates on: `%s`", w.rerun("--path", "PATH")),
 			Result: tr.Text,
 		}, nil
 	}
@@ -623,8 +624,8 @@ func (w *walk) notFound(ctx context.Context, tr *mcpclient.ToolResult) (Verdict,
 	if r.Status == http.StatusUnauthorized && w.auth == "" {
 		// Which tools anonymous callers may use is the host's choice
 		// (source 5, "not shown"); the parent can still be listed with one.
-		remedy = fmt.Sprintf("%s answers 401 to an anonymous caller on this host: diagnose again with a credential, "+
-			"so that the parent can be listed", w.in.ListTool)
+		remedy = fmt.Sprintf("%s answers 401 to an anonymous caller on this host: sign in with `conform login --target %s` "+
+			"and run `%s` again, so that the parent can be listed", w.in.ListTool, w.base, w.rerun())
 	}
 	return Verdict{
 		Step: 5,

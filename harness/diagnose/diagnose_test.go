@@ -106,7 +106,8 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			Expect(rep.Verdict.Step).To(Equal(2))
 			Expect(rep.Verdict.Gate).To(Equal(diagnose.NoGate))
 			Expect(rep.Verdict.Summary).To(Equal("the host does not offer afs_teleport: it is not in tools/list"))
-			Expect(rep.Verdict.Remedy).To(ContainSubstring("diagnose again with a credential"))
+			Expect(rep.Verdict.Remedy).To(ContainSubstring("sign in with `conform login --target " + h.URL + "` and run `conform diagnose --target " +
+				h.URL + " --tool afs_teleport --path /x` again"))
 			Expect(h.toolCalls()).To(BeEmpty(), "the tool is never called once step 2 explains the failure")
 			Expect(text).To(ContainSubstring("step 2  afs_teleport is not in tools/list, which names afs_list, afs_stat, afs_read, afs_write"))
 			Expect(text).To(ContainSubstring("Verdict: step 2, no gate"))
@@ -141,18 +142,22 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			h.onCall = hasPrivileged(h.URL, "afs_write")
 			meta := h.URL + "/.well-known/oauth-protected-resource"
 
-			rep, text := run(diagnose.Input{Target: h.URL, Tool: "afs_write", Path: "/overlay/scratch.txt", Arguments: map[string]any{"content": "x"}})
+			rep, text := run(diagnose.Input{Target: h.URL, Tool: "afs_write", Path: "/overlay/scratch.txt", Arguments: map[string]any{"content": "it's x"}})
 
 			Expect(rep.Verdict.Step).To(Equal(3))
 			Expect(rep.Verdict.Gate).To(Equal(diagnose.GateOneOrTwo))
 			Expect(rep.Verdict.Uncovered).To(BeFalse())
 			Expect(rep.Verdict.Summary).To(ContainSubstring("so it is a privileged tool"))
 			Expect(rep.Verdict.Remedy).To(ContainSubstring("`conform login --target " + h.URL + "`"))
+			// The command to diagnose again works as printed: the write's
+			// content included, quoted for the shell (issue 16 item 10).
+			Expect(rep.Verdict.Remedy).To(ContainSubstring("`conform diagnose --target " + h.URL +
+				" --tool afs_write --path /overlay/scratch.txt --arg 'content=it'\\''s x'` diagnoses the call with it"))
 			Expect(rep.Verdict.Remedy).To(ContainSubstring(meta))
 			Expect(steps(rep)).To(Equal([]int{1, 2, 3, 3}))
 			Expect(rep.Observations[3].What).To(Equal("GET " + meta + " answered HTTP 200 with a JSON object"))
 			Expect(h.toolCalls()).To(HaveLen(1))
-			Expect(h.toolCalls()[0].args).To(Equal(map[string]any{"path": "/overlay/scratch.txt", "content": "x"}))
+			Expect(h.toolCalls()[0].args).To(Equal(map[string]any{"path": "/overlay/scratch.txt", "content": "it's x"}))
 			Expect(text).To(ContainSubstring("answered HTTP 401 with a Bearer challenge whose resource_metadata is " + meta))
 			Expect(text).To(ContainSubstring("Verdict: step 3, gate 1 or 2"))
 			Expect(text).To(ContainSubstring("follow the WWW-Authenticate challenge"))
@@ -316,7 +321,8 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			Expect(rep.Verdict.Step).To(Equal(5))
 			Expect(rep.Verdict.Gate).To(Equal(diagnose.NoGate))
 			Expect(rep.Verdict.Summary).To(ContainSubstring("its parent /public could not be listed"))
-			Expect(rep.Verdict.Remedy).To(Equal("afs_list answers 401 to an anonymous caller on this host: diagnose again with a credential, so that the parent can be listed"))
+			Expect(rep.Verdict.Remedy).To(Equal("afs_list answers 401 to an anonymous caller on this host: sign in with `conform login --target " + h.URL +
+				"` and run `conform diagnose --target " + h.URL + " --tool afs_read --path /public/no-such-file` again, so that the parent can be listed"))
 		})
 
 		It("does not explain a not-found path whose parent lists it", func() {

@@ -129,6 +129,7 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	h.clients[id] = body.RedirectURIs
 	h.native[id] = body.ApplicationType == "native"
+	h.registered++
 	h.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
 }

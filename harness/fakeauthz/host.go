@@ -38,8 +38,11 @@ type Host struct {
 	sessions map[string]bool
 	clients  map[string][]string // client_id → redirect URIs
 	native   map[string]bool     // client_id → registered as application_type native
-	codes    map[string]*code
-	refresh  map[string]grant
+	// registered counts the registrations accepted, for the tests that hold
+	// the pack to registering as few clients as it can.
+	registered int
+	codes      map[string]*code
+	refresh    map[string]grant
 }
 
 // grant is what a token stands for.
@@ -90,6 +93,13 @@ func (h *Host) Endpoint() string {
 		return h.RS.URL
 	}
 	return h.RS.URL + h.path()
+}
+
+// Registered is how many registrations the authorization server accepted.
+func (h *Host) Registered() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.registered
 }
 
 // Issuer is the authorization server's issuer identifier, with a path.

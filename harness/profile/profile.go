@@ -199,10 +199,18 @@ func Load(path string) (Profile, error) {
 // Parse reads a profile from YAML over the defaults.
 func Parse(data []byte) (Profile, error) {
 	p := Default("")
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return Profile{}, fmt.Errorf("profile: %w", err)
+	}
+	lines, err := checkKeys(&doc)
+	if err != nil {
+		return Profile{}, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return Profile{}, fmt.Errorf("profile: %w", err)
+		return Profile{}, typeErrors(err, lines)
 	}
 	p.SetTarget("target", p.Target)
 	if p.Peer != nil {

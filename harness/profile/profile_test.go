@@ -28,7 +28,11 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 			_, err := profile.Parse([]byte(yaml))
 			Expect(err).To(MatchError(ContainSubstring(want)))
 		},
-		Entry("a typo in a key", "target: http://h\npaths:\n  opne: /x\n", "opne"),
+		Entry("a typo in a key", "target: http://h\npaths:\n  opne: /x\n", "profile line 3: unknown key paths.opne; did you mean paths.open?"),
+		Entry("a typo at the top", "target: http://h\nregistration_limt: 3\n", "profile line 2: unknown key registration_limt; did you mean registration_limit?"),
+		Entry("a typo under the peer", "target: http://h\npeer:\n  target: http://p\n  credential_evn: X\n", "profile line 4: unknown key peer.credential_evn; did you mean peer.credential_env?"),
+		Entry("a value of the wrong type, naming its key", "target: http://h\ntools:\n  allowlisted: afs_list\n", "profile line 3: tools.allowlisted: cannot unmarshal !!str `afs_list` into []string"),
+		Entry("a number that is not one", "target: http://h\nregistration_limit: lots\n", "profile line 2: registration_limit: cannot unmarshal !!str `lots` into int"),
 		Entry("no target", "slow: true\n", "target is required"),
 		Entry("a target that is not http", "target: ftp://h\n", "http or https URL"),
 		Entry("credentials in the URL", "target: https://user:secret@h\n", "must not carry credentials"),
@@ -50,6 +54,11 @@ var _ = Describe("the target profile (PRODUCT.md section 4)", func() {
 		Entry("an operation the source does not name", "target: http://h\npaths:\n  unsupported: {path: /x, operation: wirte}\n", `paths.unsupported.operation must be one of list, stat, read, write, got "wirte"`),
 		Entry("another unknown operation", "target: http://h\npaths:\n  closed_unsupported: {path: /x, operation: teleport}\n", "paths.closed_unsupported.operation"),
 	)
+
+	It("suggests no key when none is close to the unknown one", func() {
+		_, err := profile.Parse([]byte("target: http://h\noauth:\n  zzzz: /x\n"))
+		Expect(err).To(MatchError("profile line 3: unknown key oauth.zzzz"))
+	})
 
 	DescribeTable("reads a target given as its MCP endpoint as the base URL",
 		func(raw, base string, trimmed bool) {

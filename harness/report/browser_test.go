@@ -15,19 +15,17 @@ import (
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/report"
 	"github.com/conform-mcp/conform/harness/wire"
+	"github.com/conform-mcp/conform/internal/browser"
 	"github.com/conform-mcp/conform/spec"
 )
-
-// chromiumPath is Debian's chromium, which CI installs.
-const chromiumPath = "/usr/bin/chromium"
 
 // screenshotDir, when set, keeps the screenshot there for a person to look at.
 var screenshotDir = os.Getenv("CONFORM_REPORT_SCREENSHOT_DIR")
 
 var _ = Describe("the HTML report in a browser", Label("browser"), func() {
 	It("renders the matrix and the failures in headless chromium", func() {
-		_, err := os.Stat(chromiumPath)
-		Expect(err).NotTo(HaveOccurred(), "this test needs Debian's chromium at %s (apt-get install chromium)", chromiumPath)
+		chromiumPath, err := browser.Chromium()
+		Expect(err).NotTo(HaveOccurred(), "this test needs Chromium")
 
 		dir := GinkgoT().TempDir()
 		page := filepath.Join(dir, "report.html")

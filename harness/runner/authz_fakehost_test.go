@@ -118,6 +118,20 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		Expect(run.Results).NotTo(BeEmpty())
 		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
 	})
+
+	// A server with a registration limit is asked as little as the pack
+	// allows (issue 16 item 2): the run's own client, a second client for the
+	// rules that bind codes and refresh tokens to their client, and the
+	// registration REG-2 judges; the refusals' positive controls reuse the
+	// run's own client.
+	It("has the authorization server accept three registrations in a whole run", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		Expect(h.Registered()).To(Equal(3))
+	})
 })
 
 var _ = Describe("the mcp-authorization pack against a fake with one departure", func() {

@@ -21,7 +21,7 @@ import (
 )
 
 // oauthFeatureFiles are the features of the authorization side, in the
-// order a run reads them (8_limits last: it spends the registration limit).
+// order a run reads them (8_limits' probes run last anyway: @run-last).
 var oauthFeatureFiles = []string{
 	"3_time_windows.feature",
 	"4_endpoints_oauth.feature",

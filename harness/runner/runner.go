@@ -44,8 +44,15 @@ type Options struct {
 
 var runs atomic.Int64
 
-// Run executes the selected scenarios in file order, one at a time (the
-// registration-limit probe must come last, so order is part of the contract).
+// RunLast tags a scenario that must run after every other scenario of a run,
+// whatever its file: one that spends something the others need, such as the
+// per-address registration allowance the registration-limit probe uses up
+// (source 7.3 and 8), or one that judges what the run's end looks like.
+const RunLast = "@run-last"
+
+// Run executes the selected scenarios one at a time, in file order, except
+// that those tagged RunLast come after all the others (in file order among
+// themselves): order is part of the contract.
 func Run(ctx context.Context, opts Options) (outcome.Run, error) {
 	return run(ctx, opts, features.FS)
 }
@@ -84,27 +91,44 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		suite.Announce = opts.Observer.Waiting
 	}
 	run := outcome.Run{Target: opts.Target.Profile.Target, Pack: sp.Pack, Started: now(), Strict: opts.Strict}
-	status := godog.TestSuite{
-		Name:                "conform",
-		ScenarioInitializer: steps.Initializer(suite),
-		Options: &godog.Options{
-			Format:         name,
-			Strict:         true,
-			FS:             fsys,
-			Paths:          paths,
-			Tags:           tags,
-			Output:         io.Discard,
-			Concurrency:    1,
-			DefaultContext: ctx,
-		},
-	}.Run()
+	// Two passes over the same suite state and collector: everything else,
+	// then what must come last.
+	var refused error
+	for _, pass := range []string{and(tags, "~"+RunLast), and(tags, RunLast)} {
+		if refused != nil || ctx.Err() != nil {
+			break
+		}
+		status := godog.TestSuite{
+			Name:                "conform",
+			ScenarioInitializer: steps.Initializer(suite),
+			Options: &godog.Options{
+				Format:         name,
+				Strict:         true,
+				FS:             fsys,
+				Paths:          paths,
+				Tags:           pass,
+				Output:         io.Discard,
+				Concurrency:    1,
+				DefaultContext: ctx,
+			},
+		}.Run()
+		if status == 2 {
+			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass)
+		}
+	}
 	run.Duration = now().Sub(run.Started)
 	run.Revision = suite.MCP.Revision()
 	run.Results = col.results
-	if status == 2 {
-		return run, fmt.Errorf("the feature runner refused its options (tags %q)", tags)
+	return run, refused
+}
+
+// and is the tag expression that selects what both a and b select; either
+// may be empty (everything).
+func and(a, b string) string {
+	if strings.TrimSpace(a) == "" {
+		return b
 	}
-	return run, nil
+	return a + " && " + b
 }
 
 // packPaths returns where a pack's features are in fsys: the top-level
@@ -127,15 +151,15 @@ func packPaths(fsys fs.FS, pack string) ([]string, error) {
 	return paths, nil
 }
 
-// CheckSelection checks the pack and the selection by section before
-// anything is sent: either is the user's mistake, to be told as such, never
-// after the target has been asked and perhaps blamed.
-func CheckSelection(pack string, sections []string) error {
+// CheckSelection checks the pack, the tag expression and the selection by
+// section before anything is sent: each is the user's mistake, to be told as
+// such, never after the target has been asked and perhaps blamed.
+func CheckSelection(pack, tags string, sections []string) error {
 	sp, err := spec.LoadPack(pack)
 	if err != nil {
 		return err
 	}
-	_, err = Selection(sp, "", sections)
+	_, err = Selection(sp, tags, sections)
 	return err
 }
 
@@ -143,6 +167,9 @@ func CheckSelection(pack string, sections []string) error {
 // one godog tag expression (an AND of OR-groups). A section that no
 // requirement comes from is a usage error.
 func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
+	if err := checkTags(tags); err != nil {
+		return "", err
+	}
 	if len(sections) == 0 {
 		return tags, nil
 	}

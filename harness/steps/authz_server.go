@@ -24,6 +24,10 @@ import (
 type authzClient struct {
 	mu       sync.Mutex
 	clientID string
+	// registeredAt is the registration endpoint that accepted clientID, the
+	// run's own registration with the profile's redirect URI; "" when
+	// clientID is not the run's (or there is none).
+	registeredAt string
 	// second is another client, for the rules that bind codes and refresh
 	// tokens to the client they were issued to.
 	second string
@@ -389,7 +393,9 @@ func (st *State) publicClient(ctx context.Context) error {
 	if endpoint == "" {
 		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
 	}
@@ -400,7 +406,7 @@ func (st *State) publicClient(ctx context.Context) error {
 	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
 	}
-	st.authzClient.clientID = id
+	st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
 	st.authz.as.clientID = id
 	return nil
 }
@@ -414,7 +420,9 @@ func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 	if endpoint == "" {
 		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
+	})
 	if err != nil {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
@@ -1108,7 +1116,9 @@ func (st *State) secondClient(ctx context.Context) error {
 		return st.skip("the authorization server names no registration_endpoint, so there is no second client to present another client's code or refresh token; " +
 			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri")
 	}
-	r, err := authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
 	}
@@ -1148,8 +1158,23 @@ func (st *State) tokenLifetime() error {
 }
 
 // registrationControl is the positive control of a refused registration:
-// the same registration with the profile's redirect URI is accepted.
+// the same registration with the profile's redirect URI is accepted. The
+// run's own client, registered with that very body at the same endpoint, is
+// that control already; when there is none yet, the control's client becomes
+// it. Either way a server with a registration limit is asked once.
 func (st *State) registrationControl(ctx context.Context) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	endpoint := md.String("registration_endpoint")
+	st.authzClient.mu.Lock()
+	accepted := st.authzClient.registeredAt != "" && st.authzClient.registeredAt == endpoint
+	st.authzClient.mu.Unlock()
+	if accepted {
+		st.oauth = nil
+		return nil
+	}
 	if err := st.registerAtAS(ctx, st.redirectURI()); err != nil {
 		return err
 	}
@@ -1157,10 +1182,16 @@ func (st *State) registrationControl(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if id, _ := r.String("client_id"); r.Status/100 != 2 || id == "" {
+	id, _ := r.String("client_id")
+	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("the control failed: the registration with redirect_uri %s answered %s, so a refusal would mean nothing (REG-2 judges it)",
 			st.redirectURI(), describeOAuth(r)))
 	}
+	st.authzClient.mu.Lock()
+	if st.authzClient.clientID == "" {
+		st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
+	}
+	st.authzClient.mu.Unlock()
 	st.oauth = nil
 	return nil
 }

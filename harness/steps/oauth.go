@@ -243,7 +243,7 @@ func (st *State) needOAuth() error {
 // register sends one registration; a throttled answer stops the scenario as
 // not run (see skipThrottled).
 func (st *State) register(ctx context.Context, body any) error {
-	r, err := st.OAuth.Register(ctx, body)
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) { return st.OAuth.Register(ctx, body) })
 	if err := st.oauthReply(r, err, "registration ("+st.Target.Profile.OAuth.Register+")"); err != nil {
 		return err
 	}

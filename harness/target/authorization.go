@@ -3,7 +3,6 @@ package target
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"strings"
 )
 
@@ -46,9 +45,9 @@ func CommandAuthorizationApprover(command, base string) AuthorizationApprover {
 	script := strings.ReplaceAll(command, "{authorization_url}", `"$1"`)
 	script = strings.ReplaceAll(script, "{target}", `"$2"`)
 	return func(ctx context.Context, authorizationURL string) (string, error) {
-		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-authorize", authorizationURL, base).Output()
+		out, err := runCommand(ctx, "authorization_approval_command", script, "conform-authorize", authorizationURL, base)
 		if err != nil {
-			return "", fmt.Errorf("authorization_approval_command: %w", err)
+			return "", err
 		}
 		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 		last := strings.TrimSpace(lines[len(lines)-1])

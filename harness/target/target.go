@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -84,11 +83,8 @@ func CommandApprover(command, base string) Approver {
 	script := strings.ReplaceAll(command, "{user_code}", `"$1"`)
 	script = strings.ReplaceAll(script, "{target}", `"$2"`)
 	return func(ctx context.Context, userCode string) error {
-		out, err := exec.CommandContext(ctx, "sh", "-c", script, "conform-approve", userCode, base).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("device_approval_command: %w: %s", err, strings.TrimSpace(string(out)))
-		}
-		return nil
+		_, err := runCommand(ctx, "device_approval_command", script, "conform-approve", userCode, base)
+		return err
 	}
 }
 

@@ -127,6 +127,15 @@ var _ = Describe("the mcp-authorization capabilities", func() {
 		Expect(got).To(Equal(fmt.Sprintf("http://127.0.0.1:8765/callback?code=c&from=%d&on=http://127.0.0.1:3000", len(hostile))))
 	})
 
+	It("quotes the last lines of a failing approval command's stderr, which say what to mend", func(ctx context.Context) {
+		script := `for i in 1 2 3 4 5 6 7; do echo "log line $i" >&2; done; echo "authorize: no owner secret in data/owner-secret" >&2; exit 1`
+		_, err := target.CommandAuthorizationApprover(script, "http://h:1")(ctx, "http://as.example/authorize")
+		Expect(err).To(MatchError("authorization_approval_command: exit status 1; its stderr ends: " +
+			"log line 4 | log line 5 | log line 6 | log line 7 | authorize: no owner secret in data/owner-secret"))
+		_, err = target.CommandAuthorizationApprover("exit 1", "http://h:1")(ctx, "http://as.example/authorize")
+		Expect(err).To(MatchError("authorization_approval_command: exit status 1, with nothing on stderr"))
+	})
+
 	It("fails when the approval command fails or prints nothing", func() {
 		_, err := target.CommandAuthorizationApprover("exit 3", "http://h:1")(context.Background(), "http://as.example/authorize")
 		Expect(err).To(MatchError(ContainSubstring("authorization_approval_command")))

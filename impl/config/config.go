@@ -41,6 +41,9 @@ type Config struct {
 	Collections []Collection `yaml:"collections"`
 	// Limits bound what one call may take from the host.
 	Limits Limits `yaml:"limits"`
+	// RateLimits bound how fast one address may register and sign in
+	// (ratelimits.go).
+	RateLimits RateLimits `yaml:"rate_limits"`
 }
 
 // Limits bound what one tool call takes, so that memory never follows the

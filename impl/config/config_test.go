@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -27,6 +28,19 @@ var _ = Describe("Config", func() {
 		Expect(byPath["/overlay/readonly"].Overlay).To(BeTrue())
 		Expect(byPath["/overlay/readonly"].ReadOnly).To(BeTrue())
 		Expect(byPath["/overlay/readonly"].Files).To(HaveKey("about.md"))
+	})
+
+	It("embeds the reference host's rate limits as defaults (source 7.3, 8)", func() {
+		cfg, err := config.Default()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RateLimits).To(Equal(config.RateLimits{
+			RegistrationBurst: 20, RegistrationEvery: 3 * time.Minute, DeviceBurst: 30, DeviceEvery: 10 * time.Second}))
+	})
+
+	It("reads rate limits written as durations", func() {
+		cfg, err := config.Parse([]byte("rate_limits: {registration_burst: 5, registration_every: 200ms}\nmounts: [{path: /a, provider: memory}]\n"), "test.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.RateLimits).To(Equal(config.RateLimits{RegistrationBurst: 5, RegistrationEvery: 200 * time.Millisecond}))
 	})
 
 	It("loads a file with collections and a public URL", func() {
@@ -72,6 +86,9 @@ collections:
 		Entry("allowed host with a scheme", "allowed_hosts: [\"https://proxy.example\"]\nmounts: [{path: /a, provider: memory}]\n", `allowed_hosts "https://proxy.example": must be a host name or IP address, without scheme or port`),
 		Entry("negative read limit", "limits: {read_bytes: -1}\nmounts: [{path: /a, provider: memory}]\n", "limits.read_bytes -1: must be between 1 and 67108864 (0 for the default)"),
 		Entry("search limit over the cap", "limits: {search_file_bytes: 1099511627776}\nmounts: [{path: /a, provider: memory}]\n", "limits.search_file_bytes 1099511627776: must be between 1 and 67108864"),
+		Entry("negative registration burst", "rate_limits: {registration_burst: -1}\nmounts: [{path: /a, provider: memory}]\n", "rate_limits.registration_burst -1: must be at least 1 (0 for the default)"),
+		Entry("negative device interval", "rate_limits: {device_every: -1s}\nmounts: [{path: /a, provider: memory}]\n", "rate_limits.device_every -1s: must be positive (0 for the default)"),
+		Entry("misspelt rate limit", "rate_limits: {registration_evry: 1s}\nmounts: [{path: /a, provider: memory}]\n", "field registration_evry not found"),
 		Entry("bad collection name", "mounts: [{path: /a, provider: memory}]\nnetworkRead: [/a]\ncollections: [{name: A B, path: /a}]\n", "name must be lower-case letters"),
 	)
 

@@ -43,6 +43,7 @@ func (c Config) Validate() error {
 	if c.Limits.SearchFileBytes < 0 || c.Limits.SearchFileBytes > MaxLimitBytes {
 		bad("limits.search_file_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.SearchFileBytes, MaxLimitBytes)
 	}
+	errs = append(errs, c.RateLimits.validate()...)
 	if len(c.Mounts) == 0 {
 		bad("mounts: at least one mount is needed")
 	}

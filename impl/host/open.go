@@ -68,11 +68,15 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		return fail(err)
 	}
 	auth, err := oauth.New(oauth.Options{
-		Store:      st,
-		Clock:      o.Clock,
-		BaseURL:    baseurl.Resolver{Public: cfg.PublicURL},
-		ClientAddr: clients,
-		Logger:     o.Logger,
+		Store:             st,
+		Clock:             o.Clock,
+		BaseURL:           baseurl.Resolver{Public: cfg.PublicURL},
+		ClientAddr:        clients,
+		Logger:            o.Logger,
+		RegistrationBurst: cfg.RateLimits.RegistrationBurst,
+		RegistrationEvery: cfg.RateLimits.RegistrationEvery,
+		DeviceBurst:       cfg.RateLimits.DeviceBurst,
+		DeviceEvery:       cfg.RateLimits.DeviceEvery,
 	})
 	if err != nil {
 		return fail(err)

@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"time"
 
@@ -17,24 +16,15 @@ import (
 
 	"github.com/conform-mcp/conform/impl/clock"
 	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/internal/browser"
 )
-
-// chromiumPath is where Debian's chromium package installs the browser; CI
-// installs it with apt. CONFORM_CHROMIUM overrides it on other systems.
-func chromiumPath() string {
-	if p := os.Getenv("CONFORM_CHROMIUM"); p != "" {
-		return p
-	}
-	return "/usr/bin/chromium"
-}
 
 // startChromium starts a headless Chromium for one spec and returns its
 // browsing context; it stops with the spec.
 func startChromium(sctx SpecContext) context.Context {
-	path := chromiumPath()
-	if _, err := os.Stat(path); err != nil {
-		Fail("the browser test needs chromium at " + path +
-			" (install Debian's chromium package, or set CONFORM_CHROMIUM to a Chromium binary): " + err.Error())
+	path, err := browser.Chromium()
+	if err != nil {
+		Fail("the browser test needs Chromium: " + err.Error())
 	}
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Context(sctx),
 		chromedp.ExecPath(path),

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/target"
+)
+
+// preflightCheck is the pre-flight as one scenario of the reports: what a
+// target must answer before any scenario is run (source 7.5, step 1, and
+// each supplied credential accepted by the instance that issued it).
+const preflightCheck = "an anonymous tools/list answering HTTP 200 with a JSON-RPC result (source 7.5, step 1), and every credential supplied accepted by the instance that issued it"
+
+// writeStopped writes the file reports of a run the pre-flight stopped: one
+// failing scenario carrying the pre-flight's message, so that a CI job that
+// uploads its reports shows why nothing ran. The reports on stdout are left
+// out: the message is on stderr already.
+func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, pack string, started time.Time, stopped error) error {
+	var files []report.Output
+	for _, o := range outputs {
+		if o.Path != "" {
+			files = append(files, o)
+		}
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	run := outcome.Run{Target: t.Profile.Target, Pack: pack, Started: started, Duration: time.Since(started)}
+	run.Results = []outcome.Result{{
+		ID:          "pre-flight: " + t.Profile.Target,
+		Pack:        pack,
+		Feature:     "Pre-flight",
+		FeatureFile: "pre-flight",
+		Scenario:    "The target answers the pre-flight, so the scenarios can run",
+		Status:      outcome.Failed,
+		Reason:      stopped.Error(),
+		Departure: &outcome.Departure{
+			Check:    "pre-flight",
+			Expected: preflightCheck,
+			Actual:   stopped.Error(),
+		},
+	}}
+	if err := report.WriteAll(files, stdout, run); err != nil {
+		return fmt.Errorf("write reports: %w", err)
+	}
+	return nil
+}
