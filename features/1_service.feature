@@ -10,7 +10,7 @@ Feature: 1 What the service does
   when the profile's tools.allowlisted names it, otherwise with the target's
   credential (the path policy is the same for every caller, source 5.7).
 
-  @SVC-1 @SVC-2
+  @SVC-1 @SVC-2 @id:agents-discover-tools-tools-list-base-mcp
   Scenario: Agents discover tools with tools/list at {base}/mcp
     Given a caller allowed to call {tools.list} and {tools.stat}
     When the caller sends "tools/list"
@@ -19,20 +19,21 @@ Feature: 1 What the service does
     And tools/list names {tools.list}
     And tools/list names {tools.stat}
 
-  @SVC-2 @SVC-3 @SVC-6
+  @SVC-2 @SVC-3 @SVC-6 @id:afs-list-lists-children-path-host-opened
   Scenario: afs_list lists the children of a path the host opened
     Given a caller allowed to call {tools.list}
     When the caller calls {tools.list} on {paths.open_dir}
     Then the tool result is not an error
     And the listing names the last segment of {paths.open}
 
-  @SVC-4
+  @SVC-4 @id:afs-stat-reports-operations-provider-implements
   Scenario: afs_stat reports the operations the provider implements
     Given a caller allowed to call {tools.stat}
     When the caller calls {tools.stat} on {paths.open}
     Then the tool result is not an error
     And the capabilities include "stat"
 
+  @id:afs-stat-lists-operation-same-path-has
   Scenario Outline: afs_stat lists an operation the same path has just served: <operation>
     Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on <path>
@@ -48,13 +49,13 @@ Feature: 1 What the service does
       | read      | {paths.open}     |
       | list      | {paths.open_dir} |
 
-  @SVC-6
+  @SVC-6 @id:path-host-opened-network-clients-can-read
   Scenario: A path the host opened to network clients can be read
     Given a caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.open}
     Then the tool result is not an error
 
-  @SVC-5 @DIAG-2
+  @SVC-5 @DIAG-2 @id:content-tools-appear-tools-list-exactly-when
   Scenario: Content tools appear in tools/list exactly when collections are declared
     Given an anonymous caller
     When the caller sends "tools/list"

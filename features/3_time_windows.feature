@@ -17,7 +17,7 @@ Feature: 3 Time windows
   answering 200 with a result shows it accepted, whatever the role it was
   granted may call.
 
-  @TIME-3 @RES-2 @needs-approval
+  @TIME-3 @RES-2 @needs-approval @id:credential-from-device-grant-kept-used-again
   Scenario: A credential from the device grant is kept to be used again at the end of the run
     Given a newly registered client
     And a device authorization for the registered client
@@ -30,14 +30,14 @@ Feature: 3 Time windows
     Then the HTTP status is 200
     And the reply carries a JSON-RPC result
 
-  @TIME-1 @OAUTH-4
+  @TIME-1 @OAUTH-4 @id:device-code-polled-once-before-anyone-approves
   Scenario: A device code polled at once, before anyone approves it, is still pending
     Given a registered client
     And a device authorization for the registered client
     When the client polls the token endpoint
     Then the device code is still pending: authorization_pending or slow_down, or a credential
 
-  @TIME-1 @OAUTH-4 @needs-time
+  @TIME-1 @OAUTH-4 @needs-time @id:device-code-still-accepted-just-inside-five
   Scenario: A device code is still accepted just inside its five-minute window
     Given a registered client
     And a device authorization for the registered client
@@ -45,7 +45,7 @@ Feature: 3 Time windows
     And the client polls the token endpoint
     Then the device code is still pending: authorization_pending or slow_down, or a credential
 
-  @TIME-1 @OAUTH-4 @OAUTH-1 @needs-time
+  @TIME-1 @OAUTH-4 @OAUTH-1 @needs-time @id:device-code-rejected-invalid-grant-just-after
   Scenario: A device code is rejected as invalid_grant just after its five-minute window
     Given a registered client
     And a device authorization for the registered client
@@ -53,14 +53,14 @@ Feature: 3 Time windows
     And the client polls the token endpoint
     Then the OAuth reply is HTTP 400 with error "invalid_grant" and description "Invalid or expired device_code"
 
-  @TIME-2 @needs-clock
+  @TIME-2 @needs-clock @id:unused-registration-still-works-just-before-seven
   Scenario: An unused registration still works just before seven days
     Given a newly registered client
     When 6 days 23 hours 59 minutes and 59 seconds pass on the host's clock
     And the client asks for a device authorization
     Then the device authorization succeeds
 
-  @TIME-2 @needs-clock
+  @TIME-2 @needs-clock @id:unused-registration-removed-after-seven-days-client
   Scenario: An unused registration is removed after seven days and the client registers again
     Given a newly registered client
     When 7 days and 1 second pass on the host's clock
@@ -71,7 +71,7 @@ Feature: 3 Time windows
     When the client asks for a device authorization
     Then the device authorization succeeds
 
-  @TIME-2 @needs-clock @needs-approval
+  @TIME-2 @needs-clock @needs-approval @id:registration-used-completed-authorization-kept-after-seven
   Scenario: A registration used in a completed authorization is kept after seven days
     Given a newly registered client
     And a device authorization for the registered client
@@ -82,7 +82,7 @@ Feature: 3 Time windows
     And the client asks for a device authorization
     Then the device authorization succeeds
 
-  @TIME-3 @RES-2 @needs-clock @needs-approval
+  @TIME-3 @RES-2 @needs-clock @needs-approval @id:credential-from-device-grant-still-works-after
   Scenario: A credential from the device grant still works after thirty days
     Given a newly registered client
     And a device authorization for the registered client

@@ -6,6 +6,7 @@ Feature: 4 The JSON-RPC endpoint
   a host is reachable; its body is not specified, so only that it answers is
   checked.
 
+  @id:anonymous-answers-json-rpc-result
   Scenario Outline: An anonymous <method> answers with a JSON-RPC result
     Given an anonymous caller
     When the caller sends "<method>"
@@ -20,7 +21,7 @@ Feature: 4 The JSON-RPC endpoint
       | resources/list |
       | prompts/list   |
 
-  @EP-1 @AUTH-3
+  @EP-1 @AUTH-3 @id:anonymous-tools-call-allowlisted-tool-answers-json
   Scenario: An anonymous tools/call of an allowlisted tool answers with a JSON-RPC result
     Given an anonymous caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.open}
@@ -28,7 +29,7 @@ Feature: 4 The JSON-RPC endpoint
     And the reply carries a JSON-RPC result
     And the tool result is not an error
 
-  @EP-7 @AUTH-4 @AUTH-5
+  @EP-7 @AUTH-4 @AUTH-5 @id:tool-name-not-looked-up-before-method
   Scenario: A tool name is not looked up before the method and credential checks
     Given an anonymous tools/list answers 200 with a JSON-RPC result
     And an anonymous caller
@@ -39,7 +40,7 @@ Feature: 4 The JSON-RPC endpoint
     Then the HTTP status is 401
     And the reply is the same as "privileged" in status, challenge and body
 
-  @SVC-7 @EP-5
+  @SVC-7 @EP-5 @id:discovery-document-answers
   Scenario: The discovery document answers
     When a client fetches {base}/.well-known/mcp.json
     Then the HTTP status of the document is 200

@@ -12,12 +12,12 @@ Feature: 4 The authorization endpoints and discovery documents
   either: the suite uses the profile's oauth.device_authorization endpoint and
   its approval command (or the reference host's consent page in-process).
 
-  @SVC-7 @EP-4
+  @SVC-7 @EP-4 @id:resource-metadata-document-answers
   Scenario: The resource metadata document answers
     When a client fetches {base}/.well-known/oauth-protected-resource
     Then the HTTP status of the document is 200
 
-  @EP-4 @T401-2
+  @EP-4 @T401-2 @id:resource-metadata-named-401-challenge-answers
   Scenario: The resource metadata named by the 401 challenge answers
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -25,7 +25,7 @@ Feature: 4 The authorization endpoints and discovery documents
     When a client fetches the resource_metadata named by the challenge
     Then the HTTP status of the document is 200
 
-  @RES-2 @EP-3 @AUTH-1 @needs-approval
+  @RES-2 @EP-3 @AUTH-1 @needs-approval @id:device-grant-issues-credential-no-expiry-no
   Scenario: The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header
     Given a registered client
     And a device authorization for the registered client
@@ -37,7 +37,7 @@ Feature: 4 The authorization endpoints and discovery documents
     Then the HTTP status is 200
     And the tool result is not an error
 
-  @AUTH-2 @RES-2 @needs-peer
+  @AUTH-2 @RES-2 @needs-peer @id:credential-issuing-instance-accepts-refused-another-instance
   Scenario: A credential its issuing instance accepts is refused by another instance
     Given a caller with a credential issued by the peer
     When the caller sends "tools/list" to the peer

@@ -12,20 +12,21 @@ Feature: 5 Authentication
   notifications/initialized are no calls and get no reply; they are not
   checked.
 
-  @AUTH-1 @needs-credential
+  @AUTH-1 @needs-credential @id:credential-authorization-header-admits-privileged-tool
   Scenario: A credential in the Authorization header admits a privileged tool
     Given a caller with the target's credential
     When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 200
     And the tool result is not an error
 
-  @AUTH-2 @T401-7 @needs-peer
+  @AUTH-2 @T401-7 @needs-peer @id:credential-issued-different-host-instance-rejected
   Scenario: A credential issued by a different host instance is rejected
     Given a caller with a credential issued by the peer
     When the caller sends "tools/list"
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
+  @id:anonymous-method-off-allowlist-answers-401
   Scenario Outline: An anonymous method off the allowlist answers 401: <method>
     Given an anonymous tools/list answers 200 with a JSON-RPC result
     And an anonymous caller
@@ -50,7 +51,7 @@ Feature: 5 Authentication
   # removed them). Only what the refused call leaves undone is judged: no
   # result for it, and the file it would write unchanged. The marker written
   # first, and read back, shows that the run can see a write.
-  @AUTH-3 @needs-credential
+  @AUTH-3 @needs-credential @id:anonymous-batch-cannot-carry-privileged-call-behind
   Scenario: An anonymous batch cannot carry a privileged call behind an allowed one
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
@@ -71,6 +72,7 @@ Feature: 5 Authentication
   # unique, and parsers differ on which one counts) must not let the gate
   # read one name and the tool dispatch the other. The host may refuse the
   # request or call either tool; only an anonymous write is a departure.
+  @id:anonymous-call-naming-two-tools-cannot-reach
   Scenario Outline: An anonymous call naming two tools cannot reach the privileged one: <order>
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
@@ -91,7 +93,7 @@ Feature: 5 Authentication
       | the allowed one first | {tools.read}  | {tools.write} |
       | the allowed one last  | {tools.write} | {tools.read}  |
 
-  @AUTH-3 @T401-5
+  @AUTH-3 @T401-5 @id:anonymous-call-privileged-tool-answers-401
   Scenario: An anonymous call to a privileged tool answers 401
     Given an anonymous tools/list answers 200 with a JSON-RPC result
     And an anonymous caller
@@ -99,17 +101,17 @@ Feature: 5 Authentication
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
-  @AUTH-3 @T401-5
+  @AUTH-3 @T401-5 @id:every-privileged-tool-profile-names-answers-401
   Scenario: Every privileged tool the profile names answers 401 to an anonymous caller
     Given an anonymous caller
     Then every privileged tool answers 401 when called on {paths.writable}
 
-  @AUTH-3 @EP-1
+  @AUTH-3 @EP-1 @id:every-allowlisted-tool-profile-names-reaches-tool
   Scenario: Every allowlisted tool the profile names reaches the tool for an anonymous caller
     Given an anonymous caller
     Then every allowlisted tool answers with a JSON-RPC result when called on {paths.open}
 
-  @AUTH-5
+  @AUTH-5 @id:every-tool-anonymous-tools-list-shows-answers
   Scenario: Every tool anonymous tools/list shows answers a result or the 401
     Given an anonymous caller
     Then every tool the profile names that anonymous tools/list shows answers with a JSON-RPC result or the 401
@@ -118,7 +120,7 @@ Feature: 5 Authentication
   # diagnosis order (7.5) reaches step 3 for an anonymous caller only when
   # the host lists its privileged tools. A SHOULD: it decides the exit code
   # only with --strict.
-  @AUTH-9
+  @AUTH-9 @id:name-seen-tools-list-answers-401-privileged
   Scenario: A name seen in tools/list that answers 401 is a privileged tool (derived: anonymous tools/list names the privileged tools)
     Given an anonymous caller
     When the caller sends "tools/list"
@@ -129,7 +131,7 @@ Feature: 5 Authentication
   # Source 5.1: credentials are presented in the Authorization header, so
   # one in the URI query string (RFC 6750's access_token form) is no
   # credential; how the host refuses the call is not judged beyond that.
-  @AUTH-1 @needs-credential
+  @AUTH-1 @needs-credential @id:credential-uri-query-string-gives-no-more
   Scenario: A credential in the URI query string gives no more than no credential
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
@@ -138,6 +140,7 @@ Feature: 5 Authentication
     Then the HTTP status is a 4xx
     And the reply carries no JSON-RPC result
 
+  @id:credential-does-not-close-path-host-opened
   Scenario Outline: A credential does not close a path the host opened: <operation>
     Given a caller with the target's credential
     When the caller attempts the operation <operation> on <path>
@@ -151,21 +154,21 @@ Feature: 5 Authentication
       | list      | {paths.open_dir} |
       | stat      | {paths.open}     |
 
-  @AUTH-6
+  @AUTH-6 @id:method-allowlist-decided-before-path-policy
   Scenario: The method allowlist is decided before the path policy
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.closed}
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
-  @AUTH-6 @T401-7
+  @AUTH-6 @T401-7 @id:credential-decided-before-path-policy
   Scenario: The credential is decided before the path policy
     Given a caller presenting the Authorization header "Bearer conform-unknown-credential-7f3a9"
     When the caller calls {tools.read} on {paths.closed}
     Then the HTTP status is 401
     And the reply carries no JSON-RPC result
 
-  @AUTH-6 @AUTH-7 @needs-credential
+  @AUTH-6 @AUTH-7 @needs-credential @id:credential-same-call-reaches-path-policy
   Scenario: With a credential the same call reaches the path policy
     Given a caller with the target's credential
     When the caller calls {tools.write} on {paths.closed}
@@ -174,7 +177,7 @@ Feature: 5 Authentication
     And the tool result text is "AFS_FORBIDDEN: Forbidden at {paths.closed}: network clients cannot write base paths; use a resolver overlay or internal code"
 
   # The provider's missing operation is, on most hosts, a privileged write.
-  @AUTH-6 @DIAG-4 @needs-credential
+  @AUTH-6 @DIAG-4 @needs-credential @id:path-policy-decided-before-provider
   Scenario: The path policy is decided before the provider
     Given a caller allowed to perform {paths.closed_unsupported.operation}
     When the caller attempts the operation {paths.closed_unsupported.operation} on {paths.closed_unsupported.path}
@@ -182,7 +185,7 @@ Feature: 5 Authentication
     And the tool result is an error
     And the tool result text is the AFS_FORBIDDEN of {paths.closed_unsupported.operation} on {paths.closed_unsupported.path}
 
-  @AUTH-6 @AFS-2 @DIAG-4
+  @AUTH-6 @AFS-2 @DIAG-4 @id:path-policy-decided-before-provider-looks-path
   Scenario: The path policy is decided before the provider looks the path up
     Given a caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.closed_dir}/conform-no-such-file
@@ -190,6 +193,7 @@ Feature: 5 Authentication
     And the tool result is an error
     And the tool result text is "AFS_FORBIDDEN: Forbidden at {paths.closed_dir}/conform-no-such-file: network clients cannot read base paths; declare a networkRead rule or use an overlay"
 
+  @id:no-spelling-closed-path-opens
   Scenario Outline: No spelling of a closed path opens it: <spelling>
     Given a caller allowed to call {tools.read}
     When the caller calls {tools.read} on {paths.closed}

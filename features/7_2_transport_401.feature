@@ -5,7 +5,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
   {base}/.well-known/oauth-protected-resource and a JSON body whose error is
   "Unauthorized". The body is the same for every cause.
 
-  @T401-1 @T401-2 @T401-3 @RES-5 @T401-5
+  @T401-1 @T401-2 @T401-3 @RES-5 @T401-5 @id:401-anonymous-privileged-call-carries-challenge-body
   Scenario: The 401 for an anonymous privileged call carries the challenge and body
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -14,6 +14,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
     And the body is a JSON object whose "error" is "Unauthorized"
     And the reply carries no JSON-RPC result
 
+  @id:rejected-credential-answers-same-401
   Scenario Outline: A rejected credential answers the same 401: <credential>
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -34,7 +35,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
       | a token with no scheme    | conform-unknown-credential-7f3a9        |
       | an empty header           |                                         |
 
-  @T401-4 @T401-6
+  @T401-4 @T401-6 @id:anonymous-method-off-allowlist-answers-same-401
   Scenario: An anonymous method off the allowlist answers the same 401
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -43,7 +44,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
     Then the HTTP status is 401
     And the reply is the same as "anonymous privileged call" in status, challenge and body
 
-  @T401-4 @T401-7 @needs-peer
+  @T401-4 @T401-7 @needs-peer @id:credential-from-another-host-instance-answers-same
   Scenario: A credential from another host instance answers the same 401
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}
@@ -53,7 +54,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
     Then the HTTP status is 401
     And the reply is the same as "anonymous privileged call" in status, challenge and body
 
-  @T401-8
+  @T401-8 @id:401-body-served-json
   Scenario: The 401 body is served as JSON
     Given an anonymous caller
     When the caller calls {tools.write} on {paths.writable}

@@ -21,11 +21,12 @@ Feature: 7.3 Authorization-flow failures
   - token with any other grant type: unsupported_grant_type, a description
     saying only device_code, authorization_code and refresh_token are supported
 
-  @OAUTH-1 @OAUTH-2 @RES-1 @RES-4
+  @OAUTH-1 @OAUTH-2 @RES-1 @RES-4 @id:registration-without-redirect-uris-refused
   Scenario: A registration without redirect_uris is refused
     When a client registers without redirect_uris
     Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and description "Missing redirect_uris"
 
+  @id:registration-unsupported-redirect-uri-refused
   Scenario Outline: A registration with an unsupported redirect URI is refused: <kind>
     When a client registers with redirect_uris ["<uri>"]
     Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and a description beginning "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
@@ -40,11 +41,12 @@ Feature: 7.3 Authorization-flow failures
 
   # Source 4, rule 1: every entry must be one of the three kinds, so one
   # unsupported entry after a supported one is refused as it is alone.
-  @OAUTH-3 @EP-6
+  @OAUTH-3 @EP-6 @id:registration-refused-when-any-one-redirect-uris
   Scenario: A registration is refused when any one of its redirect URIs is unsupported
     When a client registers with redirect_uris ["https://app.example/cb", "http://app.example/cb"]
     Then the OAuth reply is HTTP 400 with error "invalid_redirect_uri" and a description beginning "redirect_uris must be https, RFC 8252 loopback http, or a private-use scheme"
 
+  @id:registration-supported-redirect-uri-returns-client-id
   Scenario Outline: A registration with a supported redirect URI returns a client_id: <kind>
     When a client registers with redirect_uris ["<uri>"]
     Then the registration succeeds with a client_id
@@ -57,12 +59,13 @@ Feature: 7.3 Authorization-flow failures
       | IPv6 loopback http       | http://[::1]:8765/cb      |
       | a private-use scheme     | com.example.app:/cb       |
 
-  @OAUTH-1 @OAUTH-4 @EP-3 @RES-4
+  @OAUTH-1 @OAUTH-4 @EP-3 @RES-4 @id:unknown-device-code-refused-invalid-grant
   Scenario: An unknown device_code is refused as invalid_grant
     Given a registered client
     When the client exchanges the device code "conform-unknown-device-code"
     Then the OAuth reply is HTTP 400 with error "invalid_grant" and description "Invalid or expired device_code"
 
+  @id:any-other-grant-type-refused-unsupported
   Scenario Outline: Any other grant type is refused as unsupported: <grant>
     Given a registered client
     When the client requests a token with grant_type "<grant>"
@@ -75,6 +78,7 @@ Feature: 7.3 Authorization-flow failures
       | client_credentials                          |
       | urn:ietf:params:oauth:grant-type:jwt-bearer |
 
+  @id:token-endpoint-supports-grant
   Scenario Outline: The token endpoint supports the <grant> grant
     Given a registered client
     When the client requests a token with grant_type "<grant>"
@@ -86,7 +90,7 @@ Feature: 7.3 Authorization-flow failures
       | authorization_code |
       | refresh_token      |
 
-  @OAUTH-8
+  @OAUTH-8 @id:authorization-flow-errors-served-json
   Scenario: Authorization-flow errors are served as JSON
     When a client registers without redirect_uris
     Then the OAuth reply is served as JSON

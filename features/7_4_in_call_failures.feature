@@ -5,6 +5,7 @@ Feature: 7.4 In-call failures
   the host has not opened to network clients answers AFS_FORBIDDEN, for every
   caller, owner included. A path that does not exist answers AFS_NOT_FOUND.
 
+  @id:closed-path-caller-method-allowlist-admits-answers
   Scenario Outline: A <operation> of a closed path by a caller the method allowlist admits answers AFS_FORBIDDEN
     Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on <path>
@@ -28,7 +29,7 @@ Feature: 7.4 In-call failures
       | operation | path               | explanation                                                          |
       | stat      | {paths.closed}     | cannot stat base paths; declare a networkRead rule or use an overlay |
 
-  @needs-credential
+  @needs-credential @id:owner-s-closed-path-answers-same-afs
   Scenario Outline: The owner's <operation> of a closed path answers the same AFS_FORBIDDEN
     Given a caller with the target's credential
     When the caller attempts the operation <operation> on <path>
@@ -56,6 +57,7 @@ Feature: 7.4 In-call failures
       | operation | path               | explanation                                                          |
       | stat      | {paths.closed}     | cannot stat base paths; declare a networkRead rule or use an overlay |
 
+  @id:path-does-not-exist-answers-afs-not
   Scenario Outline: A <operation> of a path that does not exist answers AFS_NOT_FOUND
     Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on {paths.missing}
@@ -69,7 +71,7 @@ Feature: 7.4 In-call failures
       | read      |
       | stat      |
 
-  @AFS-8
+  @AFS-8 @id:listing-parent-tells-missing-path-from-missing
   Scenario: Listing the parent tells a missing path from a missing provider
     Given a caller allowed to call {tools.read} and {tools.list}
     When the caller calls {tools.read} on {paths.missing}

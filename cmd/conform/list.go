@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,9 +14,10 @@ import (
 
 func listCommand(stdout io.Writer) *cobra.Command {
 	var tags, pack string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list [SECTION...]",
-		Short: "List every scenario with its pack, requirement IDs and capability tags; runs nothing",
+		Short: "List every scenario with its pack, IDs, requirement IDs and capability tags; runs nothing",
 		RunE: func(_ *cobra.Command, sections []string) error {
 			scenarios, err := runner.List(pack, tags, sections)
 			if err != nil {
@@ -24,8 +26,12 @@ func listCommand(stdout io.Writer) *cobra.Command {
 			if len(scenarios) == 0 {
 				return usage("no scenario matches the selection")
 			}
+			if asJSON {
+				return listJSON(stdout, pack, scenarios)
+			}
 			for _, s := range scenarios {
 				fmt.Fprintln(stdout, s.ID)
+				fmt.Fprintf(stdout, "    stable id: %s\n", s.StableID)
 				fmt.Fprintf(stdout, "    pack: %s\n", s.Pack)
 				fmt.Fprintf(stdout, "    requirements: %s\n", strings.Join(s.Requirements, " "))
 				if len(s.Capabilities) > 0 {
@@ -38,6 +44,48 @@ func listCommand(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "tag expression")
 	cmd.Flags().StringVar(&pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array, one object per scenario, for programs")
 	completePack(cmd)
 	return cmd
+}
+
+// listedScenario is one scenario of `conform list --json`.
+type listedScenario struct {
+	Pack         string              `json:"pack"`
+	ID           string              `json:"id"`
+	StableID     string              `json:"stable_id"`
+	File         string              `json:"file"`
+	Line         int                 `json:"line"`
+	Requirements []listedRequirement `json:"requirements"`
+	Needs        []string            `json:"needs"`
+	Tags         []string            `json:"tags"`
+}
+
+// listedRequirement is a requirement a listed scenario checks, with the
+// level that says whether its failure fails a run.
+type listedRequirement struct {
+	ID      string `json:"id"`
+	Level   string `json:"level"`
+	Section string `json:"section"`
+}
+
+func listJSON(stdout io.Writer, pack string, scenarios []runner.Listing) error {
+	sp, err := spec.LoadPack(pack)
+	if err != nil {
+		return usage("%v", err)
+	}
+	out := make([]listedScenario, 0, len(scenarios))
+	for _, s := range scenarios {
+		l := listedScenario{Pack: s.Pack, ID: s.ID, StableID: s.StableID, File: s.File, Line: s.Line,
+			Requirements: []listedRequirement{}, Needs: append([]string{}, s.Capabilities...), Tags: s.Tags}
+		for _, id := range s.Requirements {
+			if r, ok := sp.Get(id); ok {
+				l.Requirements = append(l.Requirements, listedRequirement{ID: r.ID, Level: string(r.Level), Section: r.Section})
+			}
+		}
+		out = append(out, l)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

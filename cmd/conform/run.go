@@ -23,9 +23,9 @@ import (
 )
 
 type runFlags struct {
-	target, profile, tags, format, expected, pack string
-	strict                                        bool
-	connection                                    connectionFlags
+	target, profile, tags, format, expected, pack, scenario string
+	strict                                                  bool
+	connection                                              connectionFlags
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -60,7 +60,8 @@ credential refused; 3 none failed but some could not run.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
 	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE, json:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
-	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs (as conform list prints them) that may fail without failing the run")
+	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs or stable IDs (as conform list prints them) that may fail without failing the run")
+	fl.StringVar(&f.scenario, "scenario", "", "run this one scenario alone, named by its ID or stable ID (as conform list prints them)")
 	f.connection.bind(fl)
 	completeRun(cmd)
 	return cmd
@@ -86,6 +87,11 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	if err := runner.CheckSelection(f.pack, f.tags, sections); err != nil {
 		return usage("%v", err)
+	}
+	if f.scenario != "" {
+		if _, err := runner.FindScenario(f.pack, f.scenario); err != nil {
+			return usage("--scenario: %v", err)
+		}
 	}
 	connection, err := f.connection.parse(stderr)
 	if err != nil {
@@ -133,6 +139,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		Pack:     f.pack,
 		Tags:     f.tags,
 		Sections: sections,
+		Scenario: f.scenario,
 		Strict:   f.strict,
 		Expected: expected,
 		Observer: observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
@@ -216,7 +223,7 @@ func readExpected(path string) (map[string]bool, error) {
 
 func ranScenario(run outcome.Run, id string) bool {
 	for _, r := range run.Results {
-		if r.ID == id {
+		if r.ID == id || r.StableID == id {
 			return true
 		}
 	}

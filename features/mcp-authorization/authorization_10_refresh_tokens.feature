@@ -5,7 +5,7 @@ Feature: authorization.10 Refresh tokens
   requirement: the server does not ask for offline_access, neither in its
   challenge's scope nor in the metadata's scopes_supported.
 
-  @SCOPE-2
+  @SCOPE-2 @id:neither-challenge-nor-metadata-asks-offline-access
   Scenario: Neither the challenge nor the metadata asks for offline_access
     Given the protected resource metadata a client finds, if any
     Then the metadata's scopes_supported does not name "offline_access"

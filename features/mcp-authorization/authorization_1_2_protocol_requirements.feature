@@ -8,6 +8,6 @@ Feature: authorization.1.2 Protocol requirements
   SHOULD says so once. Unlike the rest of the pack, this runs whatever the
   server does.
 
-  @AUTHZ-1
+  @AUTHZ-1 @id:server-requires-authorization-over-http-uses-mcp
   Scenario: A server that requires authorization over HTTP uses MCP authorization
     Then a server that refuses the request that needs authorization does so as MCP authorization does

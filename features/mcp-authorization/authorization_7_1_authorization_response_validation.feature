@@ -7,21 +7,21 @@ Feature: authorization.7.1 The issuer in authorization responses
   issuer. An error response is had without a person: an authorization
   request without code_challenge.
 
-  @ISS-3
+  @ISS-3 @id:authorization-error-response-carries-iss
   Scenario: An authorization error response carries iss
     Given a public client registered with the authorization server
     When the client sends an authorization request without code_challenge
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response carries iss
 
-  @ISS-1
+  @ISS-1 @id:authorization-server-sends-iss-advertises
   Scenario: An authorization server that sends iss advertises it
     Given a public client registered with the authorization server
     When the client sends an authorization request without code_challenge
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported
 
-  @ISS-2
+  @ISS-2 @id:authorization-server-advertises-iss-names-itself-error
   Scenario: An authorization server that advertises iss names itself in an error response
     Given the authorization server metadata advertises authorization_response_iss_parameter_supported
     And a public client registered with the authorization server
@@ -29,7 +29,7 @@ Feature: authorization.7.1 The issuer in authorization responses
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response's iss is the metadata's issuer
 
-  @ISS-2 @needs-authorization-approval
+  @ISS-2 @needs-authorization-approval @id:authorization-server-advertises-iss-names-itself-successful
   Scenario: An authorization server that advertises iss names itself in a successful response
     Given the authorization server metadata advertises authorization_response_iss_parameter_supported
     And a public client registered with the authorization server
@@ -37,7 +37,7 @@ Feature: authorization.7.1 The issuer in authorization responses
     Then the authorization response carries a code
     And the authorization response's iss is the metadata's issuer
 
-  @ISS-3 @needs-authorization-approval
+  @ISS-3 @needs-authorization-approval @id:successful-authorization-response-carries-iss
   Scenario: A successful authorization response carries iss
     Given a public client registered with the authorization server
     When the client's authorization request is approved

@@ -11,14 +11,14 @@ Feature: authorization.9.2 Token handling
   token is judged only after the same request with the server's own token
   was served.
 
-  @TOK-1
+  @TOK-1 @id:request-needs-authorization-sent-without-token-answers
   Scenario: A request that needs authorization, sent without a token, answers 401 with a Bearer challenge
     Given an anonymous caller
     When the caller sends the request that needs authorization
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
-  @TOK-2
+  @TOK-2 @id:malformed-token-refused
   Scenario Outline: A malformed token is refused: <token>
     Given a caller presenting the Authorization header "<header>"
     When the caller sends the request that needs authorization
@@ -29,7 +29,7 @@ Feature: authorization.9.2 Token handling
       | an empty bearer token                       | Bearer                   |
       | a token with characters RFC 6750 forbids     | Bearer conform;token,4c1 |
 
-  @TOK-3 @needs-credential
+  @TOK-3 @needs-credential @id:token-server-never-issued-answers-401-bearer
   Scenario: A token the server never issued answers 401 with a Bearer challenge
     Given the server serves the request that needs authorization with the target's credential
     And a caller presenting the Authorization header "Bearer conform-unknown-token-4c1d8e2b9a"
@@ -37,7 +37,7 @@ Feature: authorization.9.2 Token handling
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
-  @TOK-8 @needs-credential
+  @TOK-8 @needs-credential @id:server-s-own-token-one-character-changed
   Scenario: The server's own token with one character changed answers 401
     Given the server serves the request that needs authorization with the target's credential
     And a caller presenting the target's credential with one character changed
@@ -45,7 +45,7 @@ Feature: authorization.9.2 Token handling
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
-  @TOK-4 @needs-expired-token @needs-credential
+  @TOK-4 @needs-expired-token @needs-credential @id:expired-token-answers-401
   Scenario: An expired token answers 401
     Given the server serves the request that needs authorization with the target's credential
     And a caller with an expired token
@@ -53,7 +53,7 @@ Feature: authorization.9.2 Token handling
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
-  @TOK-5 @needs-other-resource-token @needs-credential
+  @TOK-5 @needs-other-resource-token @needs-credential @id:token-issued-another-resource-answers-401
   Scenario: A token issued for another resource answers 401
     Given the server serves the request that needs authorization with the target's credential
     And a caller with a token issued for another resource
@@ -61,7 +61,7 @@ Feature: authorization.9.2 Token handling
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
-  @TOK-7 @needs-credential
+  @TOK-7 @needs-credential @id:token-uri-query-string-ignored
   Scenario: A token in the URI query string is ignored
     Given the server serves the request that needs authorization with the target's credential
     And the server refuses the request that needs authorization without a token
@@ -69,27 +69,27 @@ Feature: authorization.9.2 Token handling
     When the caller sends the request that needs authorization with the target's credential in the URI query string
     Then the HTTP status is 401
 
-  @TOK-6 @needs-credential
+  @TOK-6 @needs-credential @id:valid-token-issued-server-served
   Scenario: A valid token issued for the server is served
     Given a caller with the target's credential
     When the caller sends the request that needs authorization
     Then the request is served: HTTP 2xx
 
-  @CHAL-1
+  @CHAL-1 @id:challenge-request-without-token-names-scope-needs
   Scenario: The challenge to a request without a token names the scope it needs
     Given an anonymous caller
     When the caller sends the request that needs authorization
     Then the HTTP status is 401, which TOK-1 checks
     And the Bearer challenge names a scope
 
-  @CHAL-3
+  @CHAL-3 @id:challenge-request-without-token-carries-no-error
   Scenario: The challenge to a request without a token carries no error code
     Given an anonymous caller
     When the caller sends the request that needs authorization
     Then the HTTP status is 401, which TOK-1 checks
     And the Bearer challenge carries no error
 
-  @CHAL-2
+  @CHAL-2 @id:challenge-token-server-never-issued-says-invalid
   Scenario: The challenge to a token the server never issued says invalid_token
     Given a caller presenting the Authorization header "Bearer conform-unknown-token-4c1d8e2b9a"
     When the caller sends the request that needs authorization

@@ -8,12 +8,12 @@ Feature: discovery.2 Protected resource metadata discovery
   asked about: the resource value is the URL it requested (challenge) or the
   identifier the well-known URI was built from.
 
-  @PRM-2 @PRM-3
+  @PRM-2 @PRM-3 @id:protected-resource-metadata-discoverable-through-challenge-well
   Scenario: The protected resource metadata is discoverable through the challenge or a well-known URI
     Given the protected resource metadata, found the way a client finds it
     Then the metadata is a JSON object served with HTTP 200
 
-  @PRM-5 @PRM-3
+  @PRM-5 @PRM-3 @id:metadata-named-401-challenge-describes-url-client
   Scenario: The metadata named by the 401 challenge describes the URL the client requested
     Given an anonymous caller
     When the caller sends the request that needs authorization
@@ -22,7 +22,7 @@ Feature: discovery.2 Protected resource metadata discovery
     Then the metadata is a JSON object served with HTTP 200
     And the metadata's resource is the MCP endpoint's URL
 
-  @PRM-4 @PRM-3
+  @PRM-4 @PRM-3 @id:metadata-well-known-uri-describes-resource-uri
   Scenario: The metadata at a well-known URI describes the resource the URI was built from
     When a client tries the well-known URIs in order, the MCP endpoint's path first, then the root
     Then the metadata is a JSON object served with HTTP 200

@@ -10,18 +10,18 @@ Feature: discovery.3 Authorization server metadata discovery
   RFC 8414, then OpenID Connect Discovery. The first document it finds names
   the same issuer it was built from, and the endpoints of the code flow.
 
-  @ASM-1 @ASM-3
+  @ASM-1 @ASM-3 @id:authorization-server-metadata-found-well-known-uris
   Scenario: The authorization server metadata is found at the well-known URIs in the specification's order
     Given the authorization server's metadata, found at the well-known URIs in the specification's order
     Then the authorization server metadata names an authorization_endpoint and a token_endpoint
     And the authorization server metadata names response_types_supported
 
-  @ASM-2
+  @ASM-2 @id:authorization-server-metadata-names-issuer-well-known
   Scenario: The authorization server metadata names the issuer its well-known URI was built from
     Given the authorization server's metadata, found the way a client finds it
     Then the authorization server metadata's issuer is the identifier its well-known URI was built from
 
-  @TLS-2
+  @TLS-2 @id:authorization-server-names-endpoints-https-hosts-not
   Scenario: The authorization server names its endpoints with https on hosts that are not loopback
     Given the authorization server's metadata, found the way a client finds it
     Then the authorization server metadata names every endpoint with https unless its host is loopback

@@ -11,7 +11,7 @@ Feature: security.2 Refresh token rotation
   (or, for scope and resource, answered with no more than was granted), each
   judged after the same client's own refresh, made the same way, was served.
 
-  @REFRESH-1 @needs-authorization-approval
+  @REFRESH-1 @needs-authorization-approval @id:refresh-answers-new-refresh-token
   Scenario: A refresh answers with a new refresh token
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
@@ -20,7 +20,7 @@ Feature: security.2 Refresh token rotation
     Then the token endpoint issues an access token
     And the token response carries a refresh token other than the one presented
 
-  @REFRESH-2 @needs-authorization-approval
+  @REFRESH-2 @needs-authorization-approval @id:refresh-token-used-once-refused-when-presented
   Scenario: A refresh token used once is refused when presented again
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
@@ -29,7 +29,7 @@ Feature: security.2 Refresh token rotation
     When the client refreshes with the same refresh token again
     Then the token endpoint refuses the request
 
-  @REFRESH-3 @needs-authorization-approval
+  @REFRESH-3 @needs-authorization-approval @id:refresh-token-used-only-client-was-issued
   Scenario: A refresh token is used only by the client it was issued to
     Given a public client registered with the authorization server
     And a second public client registered with the authorization server
@@ -39,14 +39,14 @@ Feature: security.2 Refresh token rotation
     When the second client refreshes with the refresh token
     Then the token endpoint refuses the request with "invalid_grant"
 
-  @TOKLIFE-1 @needs-authorization-approval
+  @TOKLIFE-1 @needs-authorization-approval @id:token-response-says-how-long-access-token
   Scenario: A token response says how long the access token lives
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
     And the client redeemed the code for a token
     Then the token response says how long the access token lives
 
-  @REFRESH-4 @needs-authorization-approval
+  @REFRESH-4 @needs-authorization-approval @id:refresh-cannot-widen-scope-granted
   Scenario: A refresh cannot widen the scope granted
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge
@@ -55,7 +55,7 @@ Feature: security.2 Refresh token rotation
     When the client refreshes asking for a scope it was never granted
     Then the refresh is refused, or issues no scope it was never granted
 
-  @REFRESH-5 @needs-authorization-approval
+  @REFRESH-5 @needs-authorization-approval @id:refresh-cannot-obtain-token-resource-never-consented
   Scenario: A refresh cannot obtain a token for a resource never consented
     Given a public client registered with the authorization server
     And an authorization code issued to the client for an S256 code_challenge

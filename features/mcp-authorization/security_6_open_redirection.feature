@@ -10,21 +10,21 @@ Feature: security.6 Open redirection
   request (section 10.2): a server may redeem a code whatever redirect_uri
   comes with it, but one that refuses says invalid_grant.
 
-  @REDIR-1 @needs-authorization-approval
+  @REDIR-1 @needs-authorization-approval @id:authorization-endpoint-never-redirects-redirect-uri-client
   Scenario: The authorization endpoint never redirects to a redirect_uri the client did not register
     Given a public client registered with the authorization server
     And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request whose redirect_uri extends the registered one's path
     Then the authorization server does not redirect to that redirect_uri
 
-  @REDIR-3 @needs-authorization-approval
+  @REDIR-3 @needs-authorization-approval @id:authorization-endpoint-never-redirects-client-id-never
   Scenario: The authorization endpoint never redirects for a client_id it never issued
     Given a public client registered with the authorization server
     And the client's valid authorization request, made the same way, obtains a code and a token
     When the client sends an authorization request with a client_id the server never issued
     Then the authorization server does not redirect to the redirect_uri
 
-  @REDIR-2 @needs-authorization-approval
+  @REDIR-2 @needs-authorization-approval @id:redeeming-code-another-redirect-uri-than-authorization
   Scenario: Redeeming a code with another redirect_uri than its authorization request's is refused, if at all, with invalid_grant
     Given a public client registered with the authorization server
     And the client's valid authorization request, made the same way, obtains a code and a token
@@ -32,20 +32,20 @@ Feature: security.6 Open redirection
     When the client redeems the code with a redirect_uri that extends the registered one's path
     Then a refusal, if the token endpoint refuses, is "invalid_grant"
 
-  @STATE-1 @needs-authorization-approval
+  @STATE-1 @needs-authorization-approval @id:approved-authorization-response-carries-state-exactly-sent
   Scenario: An approved authorization response carries the state exactly as sent
     Given a public client registered with the authorization server
     When the client's authorization request is approved
     Then the authorization response carries the state sent, exactly
 
-  @STATE-1
+  @STATE-1 @id:authorization-error-response-carries-state-exactly-sent
   Scenario: An authorization error response carries the state exactly as sent
     Given a public client registered with the authorization server
     When the client sends an authorization request without code_challenge
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response carries the state sent, exactly
 
-  @CORS-1
+  @CORS-1 @id:authorization-endpoint-serves-no-cross-origin-request
   Scenario: The authorization endpoint serves no cross-origin request
     Given a public client registered with the authorization server
     And the same authorization request without an Origin header is answered with a page or a redirect
@@ -54,7 +54,7 @@ Feature: security.6 Open redirection
     When a script on that origin asks the authorization endpoint's CORS preflight for the request
     Then the authorization endpoint does not allow that origin by CORS
 
-  @LOOPBACK-1
+  @LOOPBACK-1 @id:loopback-ip-redirect-uri-accepted-another-port
   Scenario: A loopback IP redirect URI is accepted on another port than the registered one's
     Given a public client registered with the authorization server
     And the registered redirect_uri is a loopback IP literal

@@ -9,7 +9,7 @@ Feature: transport.1 Origin validation
   is one a server answers with no request before it: server/discover in
   revision 2026-07-28, initialize in earlier ones.
 
-  @ORIGIN-1
+  @ORIGIN-1 @id:request-invalid-origin-answers-403-forbidden
   Scenario: A request with an invalid Origin answers 403 Forbidden
     Given a caller with the target's credential, or an anonymous caller when the profile has none
     When the caller sends a request the server answers on its own, without an Origin header

@@ -73,6 +73,10 @@ type Step struct {
 type Result struct {
 	// ID identifies the scenario across runs: "<feature file>: <scenario name>".
 	ID string `json:"id"`
+	// StableID identifies it across rewordings of its title: the first
+	// requirement it checks and the slug of its @id: tag, plus its example
+	// row's for an outline row ("AUTH-3/anonymous-method-off-allowlist-answers-401/ping").
+	StableID string `json:"stable_id,omitempty"`
 	// Pack is the specification pack the scenario belongs to (spec.Packs).
 	Pack        string   `json:"pack"`
 	Feature     string   `json:"feature"`

@@ -32,6 +32,8 @@ type collector struct {
 	observer Observer
 	expected map[string]bool
 	now      func() time.Time
+	// only, when set, is the one scenario ID recorded (--scenario).
+	only string
 
 	nodes  map[string]node   // Gherkin AST node id → keyword, text, line
 	names  map[string]string // feature uri → feature name
@@ -47,6 +49,8 @@ type collector struct {
 type node struct {
 	keyword string
 	line    int
+	// row is the first cell of an outline's example row, for its stable ID.
+	row string
 }
 
 var _ formatters.Formatter = (*collector)(nil)
@@ -78,7 +82,11 @@ func (c *collector) Feature(doc *messages.GherkinDocument, uri string, _ []byte)
 				addSteps(ch.Scenario.Steps)
 				for _, ex := range ch.Scenario.Examples {
 					for _, row := range ex.TableBody {
-						c.nodes[row.Id] = node{keyword: "Example", line: int(row.Location.Line)}
+						n := node{keyword: "Example", line: int(row.Location.Line)}
+						if len(row.Cells) > 0 {
+							n.row = row.Cells[0].Value
+						}
+						c.nodes[row.Id] = n
 					}
 				}
 			case ch.Rule != nil:
@@ -98,6 +106,9 @@ func (c *collector) Pickle(p *messages.Pickle) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.finish()
+	if c.only != "" && p.Uri+": "+p.Name != c.only {
+		return
+	}
 	r := outcome.Result{
 		ID:          p.Uri + ": " + p.Name,
 		Pack:        c.spec.Pack,
@@ -106,8 +117,10 @@ func (c *collector) Pickle(p *messages.Pickle) {
 		Scenario:    p.Name,
 	}
 	// The last AST node is the example row for outlines, the scenario otherwise.
+	var row string
 	if n := len(p.AstNodeIds); n > 0 {
 		r.Line = c.nodes[p.AstNodeIds[n-1]].line
+		row = c.nodes[p.AstNodeIds[n-1]].row
 	}
 	for _, t := range p.Tags {
 		r.Tags = append(r.Tags, t.Name)
@@ -115,7 +128,8 @@ func (c *collector) Pickle(p *messages.Pickle) {
 			r.Requirements = append(r.Requirements, q)
 		}
 	}
-	r.Expected = c.expected[r.ID]
+	r.StableID = stableID(c.spec, r.Tags, row)
+	r.Expected = c.expected[r.ID] || (r.StableID != "" && c.expected[r.StableID])
 	c.cur, c.curErr, c.curBad, c.started = &r, nil, "", c.now()
 	if c.observer != nil {
 		c.observer.ScenarioStarted(r)

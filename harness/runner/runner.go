@@ -32,6 +32,9 @@ type Options struct {
 	Tags string
 	// Sections select scenarios by source section ("7.3", or "7" for all of 7.x).
 	Sections []string
+	// Scenario, when set, runs that one scenario alone, named by its ID or
+	// its stable ID (the other selections still apply).
+	Scenario string
 	// Strict lets SHOULD-level failures decide the exit code.
 	Strict bool
 	// Expected lists scenario IDs that may fail without failing the run.
@@ -72,13 +75,28 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if err != nil {
 		return outcome.Run{}, err
 	}
+	var only string
+	if opts.Scenario != "" {
+		one, err := findIn(fsys, sp, opts.Scenario)
+		if err != nil {
+			return outcome.Run{}, err
+		}
+		// Its @id: tag selects the scenario, every row of an outline; the
+		// rows but the one asked for are then skipped unseen.
+		only = one.ID
+		for _, t := range one.Tags {
+			if strings.HasPrefix(t, idTag) {
+				tags = and(tags, t)
+			}
+		}
+	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
 	notes := steps.NewNotes()
 	col := &collector{
-		spec: sp, notes: notes, observer: opts.Observer, expected: opts.Expected, now: now,
+		spec: sp, notes: notes, observer: opts.Observer, expected: opts.Expected, now: now, only: only,
 		nodes: map[string]node{}, names: map[string]string{},
 	}
 	// godog finds formatters by name in a global registry; a name per run
@@ -87,6 +105,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	godog.Format(name, "builds the conform outcome model", func(string, io.Writer) formatters.Formatter { return col })
 
 	suite := steps.NewSuite(opts.Target, notes)
+	suite.Only = only
 	if opts.Observer != nil {
 		suite.Announce = opts.Observer.Waiting
 	}
@@ -203,8 +222,12 @@ func Selection(sp *spec.Spec, tags string, sections []string) (string, error) {
 // Listing is a scenario as `conform list` shows it.
 type Listing struct {
 	// Pack is the specification pack the scenario belongs to.
-	Pack         string
-	ID           string
+	Pack string
+	ID   string
+	// StableID is the ID a reworded title leaves alone (stableID).
+	StableID string
+	// File and Line are where the scenario (an outline's row) is.
+	File         string
 	Line         int
 	Tags         []string
 	Requirements []string
@@ -222,11 +245,38 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	paths, err := packPaths(features.FS, sp.Pack)
+	return listIn(features.FS, sp, expr)
+}
+
+// FindScenario returns the scenario of a pack whose ID or stable ID is id.
+func FindScenario(pack, id string) (Listing, error) {
+	sp, err := spec.LoadPack(pack)
+	if err != nil {
+		return Listing{}, err
+	}
+	return findIn(features.FS, sp, id)
+}
+
+func findIn(fsys fs.FS, sp *spec.Spec, id string) (Listing, error) {
+	all, err := listIn(fsys, sp, "")
+	if err != nil {
+		return Listing{}, err
+	}
+	for _, l := range all {
+		if l.ID == id || l.StableID == id {
+			return l, nil
+		}
+	}
+	return Listing{}, fmt.Errorf("no scenario of pack %s has the ID %q: conform list --spec %s prints them", sp.Pack, id, sp.Pack)
+}
+
+// listIn lists the scenarios of sp's pack in fsys that expr selects.
+func listIn(fsys fs.FS, sp *spec.Spec, expr string) ([]Listing, error) {
+	paths, err := packPaths(fsys, sp.Pack)
 	if err != nil {
 		return nil, err
 	}
-	feats, err := godog.TestSuite{Options: &godog.Options{FS: features.FS, Paths: paths, Tags: expr}}.RetrieveFeatures()
+	feats, err := godog.TestSuite{Options: &godog.Options{FS: fsys, Paths: paths, Tags: expr}}.RetrieveFeatures()
 	if err != nil {
 		return nil, fmt.Errorf("read features: %w", err)
 	}
@@ -235,9 +285,11 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	for _, f := range feats {
 		col.Feature(f.GherkinDocument, f.Uri, nil)
 		for _, p := range f.Pickles {
-			l := Listing{Pack: sp.Pack, ID: p.Uri + ": " + p.Name}
+			l := Listing{Pack: sp.Pack, ID: p.Uri + ": " + p.Name, File: p.Uri}
+			var row string
 			if n := len(p.AstNodeIds); n > 0 {
 				l.Line = col.nodes[p.AstNodeIds[n-1]].line
+				row = col.nodes[p.AstNodeIds[n-1]].row
 			}
 			for _, t := range p.Tags {
 				l.Tags = append(l.Tags, t.Name)
@@ -249,6 +301,7 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 					l.Capabilities = append(l.Capabilities, c)
 				}
 			}
+			l.StableID = stableID(sp, l.Tags, row)
 			out = append(out, l)
 		}
 	}

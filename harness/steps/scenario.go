@@ -89,6 +89,9 @@ func (n *Notes) skip(pickleID, reason string) {
 type Suite struct {
 	Target *target.Target
 	Notes  *Notes
+	// Only, when set, is the one scenario ID that runs: the others the
+	// selection holds (the other rows of its outline) are skipped unsent.
+	Only string
 	// Announce tells a person about a long wait; may be nil.
 	Announce func(what string, d time.Duration)
 	MCP      *mcpclient.Client
@@ -194,6 +197,9 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
 		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}, exists: map[string]bool{}}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			if s.Only != "" && p.Uri+": "+p.Name != s.Only {
+				return ctx, godog.ErrSkip
+			}
 			st.pickleID = p.Id
 			st.scenario = p.Name
 			for _, tag := range p.Tags {
