@@ -67,6 +67,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	}
 	srv := tools.New(tools.Info{Name: cfg.Name, Version: version()}, fsys, lib)
 	resolver := baseurl.Resolver{Public: cfg.PublicURL}
+	hosts := baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts)
 
 	mux := http.NewServeMux()
 	// No method in the pattern: the gate itself answers other methods with
@@ -78,7 +79,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		// The scopes the protected-resource metadata lists.
 		ChallengeScopes: role.Scopes,
 		BaseURL:         resolver,
-	}), resolver))
+	}), resolver, hosts))
 	mux.Handle("GET /.well-known/mcp.json", discovery{
 		name:          cfg.Name,
 		description:   cfg.Description,
@@ -87,7 +88,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		authenticated: srv.Authenticated(),
 	})
 	opts.Auth.Register(mux)
-	h.handler = checkHost(mux, baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts))
+	h.handler = checkHost(mux, hosts)
 	return h, nil
 }
 
