@@ -173,6 +173,39 @@ var _ = Describe("toolhost serve under reads of a large file (issue 8 item 10)",
 	})
 })
 
+var _ = Describe("toolhost serve under the batch attack (issue 15 item 1)", func() {
+	It("stays under 300 MB of resident memory while 4 clients send a batch of 64 reads of a MiB that JSON writes six times over", func() {
+		data := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(data, "overlay"), 0o700)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(data, "overlay", "lt.txt"), []byte(strings.Repeat("<", 1<<20)), 0o600)).To(Succeed())
+		host, base := serve("127.0.0.1:0", data)
+
+		call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/overlay/lt.txt"}}}`
+		calls := make([]string, 64)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(call, i+1)
+		}
+		// About 7 KB, anonymous, no MCP-Protocol-Version: a 2025-03-26
+		// batch, whose replies would be 384 MB.
+		batch := "[" + strings.Join(calls, ",") + "]"
+		var wg sync.WaitGroup
+		statuses := make([]int, 4)
+		bodies := make([]string, 4)
+		for i := range statuses {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				statuses[i], bodies[i] = post(base+"/mcp", "application/json", "", batch)
+			})
+		}
+		wg.Wait()
+		Expect(statuses).To(HaveEach(http.StatusBadRequest))
+		Expect(bodies).To(HaveEach(ContainSubstring("the replies to this request would exceed")))
+		peak := peakRSS(host.Command.Process.Pid)
+		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
+		Expect(peak).To(BeNumerically("<", 300<<20))
+	})
+})
+
 // peakRSS is the most resident memory process pid has held (VmHWM).
 func peakRSS(pid int) int64 {
 	GinkgoHelper()

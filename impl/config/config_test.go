@@ -3,10 +3,12 @@ package config_test
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/impl/budget"
 	"github.com/conform-mcp/conform/impl/config"
 )
 
@@ -71,8 +73,24 @@ collections:
 		Entry("allowed host with a scheme", "allowed_hosts: [\"https://proxy.example\"]\nmounts: [{path: /a, provider: memory}]\n", `allowed_hosts "https://proxy.example": must be a host name or IP address, without scheme or port`),
 		Entry("negative read limit", "limits: {read_bytes: -1}\nmounts: [{path: /a, provider: memory}]\n", "limits.read_bytes -1: must be between 1 and 67108864 (0 for the default)"),
 		Entry("search limit over the cap", "limits: {search_file_bytes: 1099511627776}\nmounts: [{path: /a, provider: memory}]\n", "limits.search_file_bytes 1099511627776: must be between 1 and 67108864"),
+		Entry("a request reply budget one read does not fit in", "limits: {read_bytes: 1048576, request_reply_bytes: 4194304}\nmounts: [{path: /a, provider: memory}]\n",
+			"limits.request_reply_bytes 4194304: must be at least 7 times limits.read_bytes (1048576), so that one read's reply fits"),
+		Entry("negative request scan budget", "limits: {request_scan_bytes: -1}\nmounts: [{path: /a, provider: memory}]\n", "limits.request_scan_bytes -1: must be positive"),
+		Entry("negative request timeout", "limits: {request_timeout: -1s}\nmounts: [{path: /a, provider: memory}]\n", "limits.request_timeout -1s: must be positive"),
 		Entry("bad collection name", "mounts: [{path: /a, provider: memory}]\nnetworkRead: [/a]\ncollections: [{name: A B, path: /a}]\n", "name must be lower-case letters"),
 	)
+
+	// Issue 15 item 1: a request is bounded as a whole, not only each call.
+	It("bounds a request's work by the limits it names, with documented defaults", func() {
+		cfg, err := config.Default()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
+		Expect(config.Limits{}.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
+		Expect(config.Limits{ReadBytes: 4 << 20}.Request().ReplyBytes).To(Equal(int64(28<<20)), "one read always fits")
+		cfg, err = config.Parse([]byte("limits: {request_reply_bytes: 9000000, request_scan_bytes: 1000, request_timeout: 2m}\nmounts: [{path: /a, provider: memory}]\n"), "test.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 9000000, ScanBytes: 1000, Timeout: 2 * time.Minute}))
+	})
 
 	It("reports a missing file", func() {
 		_, err := config.Load(filepath.Join(GinkgoT().TempDir(), "missing.yaml"))

@@ -37,6 +37,15 @@ func (c Config) Validate() error {
 	if c.Limits.SearchFileBytes < 0 || c.Limits.SearchFileBytes > MaxLimitBytes {
 		bad("limits.search_file_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.SearchFileBytes, MaxLimitBytes)
 	}
+	if r := c.Limits.RequestReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.request_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read's reply fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	}
+	if c.Limits.RequestScanBytes < 0 {
+		bad("limits.request_scan_bytes %d: must be positive (0 for the default)", c.Limits.RequestScanBytes)
+	}
+	if c.Limits.RequestTimeout < 0 {
+		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
+	}
 	if len(c.Mounts) == 0 {
 		bad("mounts: at least one mount is needed")
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/budget"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/content"
 	"github.com/conform-mcp/conform/impl/gate"
@@ -72,7 +73,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	mux := http.NewServeMux()
 	// No method in the pattern: the gate itself answers other methods with
 	// 405 and Allow: POST, before anything else is looked at.
-	mux.Handle("/mcp", origin.Guard(gate.New(srv.Handler(), gate.Config{
+	mux.Handle("/mcp", origin.Guard(gate.New(budget.Bound(srv.Handler(), cfg.Limits.Request()), gate.Config{
 		Verifier:       opts.Auth,
 		AnonymousTools: srv.Anonymous(),
 		ToolScopes:     srv.Scopes(),
