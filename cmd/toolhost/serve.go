@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/connlimit"
 	"github.com/conform-mcp/conform/impl/host"
 	"github.com/conform-mcp/conform/impl/owner"
 )
@@ -24,6 +25,10 @@ type serveOptions struct {
 	config, addr, data, publicURL string
 	allowedHosts                  []string
 	drain                         time.Duration
+	// maxConns, maxConnsPerAddress and idleTimeout override the config's
+	// connections when not zero.
+	maxConns, maxConnsPerAddress int
+	idleTimeout                  time.Duration
 }
 
 func serveCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -41,6 +46,11 @@ verification URI, mcp.json) starts with --public-url, by default the listen
 address. Requests whose Host header names neither the public URL's host, an
 --allowed-host nor a loopback name are refused (DNS rebinding).
 
+The host holds at most --max-connections connections, and at most
+--max-connections-per-address from one address; when a cap is reached, the
+connection that has waited longest without a request is closed to make
+room. A keep-alive connection is closed after --idle-timeout without one.
+
 SIGTERM or an interrupt stops accepting connections and lets the requests
 in flight finish, for up to --drain-timeout; the exit status is 0 unless
 requests had to be cut off.`,
@@ -57,6 +67,9 @@ requests had to be cut off.`,
 	cmd.Flags().StringVar(&o.publicURL, "public-url", "", "URL clients reach the host by (default: the config's public_url, else http://ADDR)")
 	cmd.Flags().StringArrayVar(&o.allowedHosts, "allowed-host", nil, "another host name requests may carry in Host, such as a reverse proxy's (repeatable)")
 	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
+	cmd.Flags().IntVar(&o.maxConns, "max-connections", 0, fmt.Sprintf("most connections held at once (default: the config's connections.max, else %d)", config.DefaultMaxConnections))
+	cmd.Flags().IntVar(&o.maxConnsPerAddress, "max-connections-per-address", 0, fmt.Sprintf("most connections held from one address, one /64 for IPv6 (default: the config's connections.max_per_address, else %d)", config.DefaultMaxConnectionsPerAddress))
+	cmd.Flags().DurationVar(&o.idleTimeout, "idle-timeout", 0, fmt.Sprintf("how long a keep-alive connection may wait for its next request (default: the config's connections.idle_timeout, else %s)", config.DefaultIdleTimeout))
 	return cmd
 }
 
@@ -75,6 +88,15 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 		cfg.PublicURL = o.publicURL
 	}
 	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
+	if o.maxConns != 0 {
+		cfg.Connections.Max = o.maxConns
+	}
+	if o.maxConnsPerAddress != 0 {
+		cfg.Connections.MaxPerAddress = o.maxConnsPerAddress
+	}
+	if o.idleTimeout != 0 {
+		cfg.Connections.IdleTimeout = o.idleTimeout
+	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	if err := dataDir(o.data, logger); err != nil {
 		return err
@@ -96,18 +118,20 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	}
 	defer h.Close()
 
+	capped := connlimit.Listen(ln, cfg.Connections.Caps())
 	srv := &http.Server{
 		Handler:           h.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       cfg.Connections.Idle(),
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         capped.ConnState,
 	}
 	fmt.Fprintf(stdout, "toolhost serving %s/mcp (listening on %s, data in %s)\n", cfg.PublicURL, ln.Addr(), o.data)
 	fmt.Fprintln(stdout, ownerSecretNote(o.data))
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(capped) }()
 	select {
 	case err := <-errc:
 		return err

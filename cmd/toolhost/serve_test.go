@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -137,6 +138,48 @@ var _ = Describe("toolhost serve on a network (issue 8 items 9, 12, 13)", func()
 		Expect(os.Chmod(open, 0o755)).To(Succeed())
 		other, _ := serve("127.0.0.1:0", open)
 		Eventually(other.Err).Should(gbytes.Say(`the data directory is readable by group or others; it holds the host's secrets: chmod 700 it`))
+	})
+})
+
+var _ = Describe("toolhost serve under many idle connections (issue 15 item 4)", func() {
+	It("keeps answering new requests, holding no more connections of one address than its cap", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(),
+			"--max-connections", "16", "--max-connections-per-address", "8", "--idle-timeout", "1m")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		base := serving.FindStringSubmatch(string(s.Out.Contents()))[1]
+		u, err := url.Parse(base)
+		Expect(err).NotTo(HaveOccurred())
+
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		request := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, len(body), body)
+		// 40 keep-alive connections, each left idle after one request.
+		var idle []net.Conn
+		for range 40 {
+			conn, err := net.Dial("tcp", u.Host)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			_, err = io.WriteString(conn, request)
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			idle = append(idle, conn)
+		}
+		status, _ := post(base+"/mcp", "application/json", "", body)
+		Expect(status).To(Equal(http.StatusOK))
+
+		open := 0
+		for _, conn := range idle {
+			Expect(conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))).To(Succeed())
+			_, err := conn.Read(make([]byte, 1))
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				open++
+			}
+		}
+		Expect(open).To(BeNumerically("<=", 8), "the host closed the longest idle connections to make room")
+		Expect(open).To(BeNumerically(">=", 7), "and only as many as it needed")
 	})
 })
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/afs"
 	"github.com/conform-mcp/conform/impl/budget"
+	"github.com/conform-mcp/conform/impl/connlimit"
 )
 
 // Config is the whole configuration file.
@@ -40,6 +41,49 @@ type Config struct {
 	Collections []Collection `yaml:"collections"`
 	// Limits bound what one call may take from the host.
 	Limits Limits `yaml:"limits"`
+	// Connections cap the connections toolhost serve holds.
+	Connections Connections `yaml:"connections"`
+}
+
+// Connections cap the connections the host holds, so that idle keep-alive
+// connections cannot use up its file descriptors (issue 15 item 4). Zero
+// means the default.
+type Connections struct {
+	// Max caps the connections held at once. Default 1024.
+	Max int `yaml:"max"`
+	// MaxPerAddress caps those of one source address (one /64 for IPv6).
+	// Default 128.
+	MaxPerAddress int `yaml:"max_per_address"`
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request. Default 30s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Defaults of Connections.
+const (
+	DefaultMaxConnections           = 1024
+	DefaultMaxConnectionsPerAddress = 128
+	DefaultIdleTimeout              = 30 * time.Second
+)
+
+// Caps returns the connection caps, defaults filled in.
+func (c Connections) Caps() connlimit.Limits {
+	l := connlimit.Limits{Total: c.Max, PerAddress: c.MaxPerAddress}
+	if l.Total == 0 {
+		l.Total = DefaultMaxConnections
+	}
+	if l.PerAddress == 0 {
+		l.PerAddress = DefaultMaxConnectionsPerAddress
+	}
+	return l
+}
+
+// Idle returns IdleTimeout, default filled in.
+func (c Connections) Idle() time.Duration {
+	if c.IdleTimeout == 0 {
+		return DefaultIdleTimeout
+	}
+	return c.IdleTimeout
 }
 
 // Limits bound what one tool call takes, so that memory never follows the

@@ -46,6 +46,15 @@ func (c Config) Validate() error {
 	if c.Limits.RequestTimeout < 0 {
 		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
 	}
+	if c.Connections.Max < 0 {
+		bad("connections.max %d: must be positive (0 for the default)", c.Connections.Max)
+	}
+	if c.Connections.MaxPerAddress < 0 {
+		bad("connections.max_per_address %d: must be positive (0 for the default)", c.Connections.MaxPerAddress)
+	}
+	if c.Connections.IdleTimeout < 0 {
+		bad("connections.idle_timeout %s: must be positive (0 for the default)", c.Connections.IdleTimeout)
+	}
 	if len(c.Mounts) == 0 {
 		bad("mounts: at least one mount is needed")
 	}
