@@ -92,7 +92,11 @@ func (b *Budget) Turn(ctx context.Context) (context.Context, func(), error) {
 	case b.turn <- struct{}{}:
 	case <-ctx.Done():
 		cancel()
-		return ctx, func() {}, b.Finish()
+		if err := b.Finish(); err != nil {
+			return ctx, func() {}, err
+		}
+		// The request went away while the call waited.
+		return ctx, func() {}, ctx.Err()
 	}
 	if err := b.Finish(); err != nil {
 		<-b.turn

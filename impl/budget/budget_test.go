@@ -75,6 +75,17 @@ var _ = Describe("a request's budget", func() {
 		Expect(most.Load()).To(Equal(int32(1)))
 	})
 
+	It("does not start a waiting call whose request went away", func() {
+		b := budget.New(limits, time.Now())
+		_, done, err := b.Turn(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		defer done()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _, err = b.Turn(ctx)
+		Expect(err).To(MatchError(context.Canceled))
+	})
+
 	It("bounds a call's context by the request's deadline, and is over time once it passed", func() {
 		b := budget.New(budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: 20 * time.Millisecond}, time.Now())
 		ctx, done, err := b.Turn(context.Background())
