@@ -46,7 +46,9 @@ type SearchResult struct {
 // of p and everything beneath it. Like List, it only looks at entries gate 3
 // opens to network clients for search. Files are streamed line by line, and
 // files larger than the search limit are skipped, so that memory never
-// follows the size of the tree (issue 8 item 10).
+// follows the size of the tree (issue 8 item 10). The bytes read are charged
+// to the request's budget (package budget); a search that would read past
+// it fails with the budget's error (issue 15 item 1).
 func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResult, error) {
 	n, err := f.admit(p, OpSearch)
 	if err != nil {
@@ -69,8 +71,8 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 		res.Matches = append(res.Matches, m)
 		return true
 	}
-	// over is the request's budget once a file read exceeded it: the
-	// search stops, and fails with it.
+	// over is why reading a file ended the search early: the request's
+	// budget spent or its context done. The search fails with it.
 	var over error
 	visit := func(e node) bool {
 		if bytes.Contains([]byte(strings.ToLower(e.info.Name)), needle) && !add(Match{Path: e.path, Text: e.info.Name}) {
