@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/connlimit"
 	"github.com/conform-mcp/conform/impl/host"
 	"github.com/conform-mcp/conform/impl/owner"
 )
@@ -26,6 +27,10 @@ type serveOptions struct {
 	drain                         time.Duration
 	// rates override the configuration's rate_limits, flag by flag.
 	rates rateFlags
+	// maxConns, maxConnsPerAddress and idleTimeout override the config's
+	// connections when not zero.
+	maxConns, maxConnsPerAddress int
+	idleTimeout                  time.Duration
 }
 
 func serveCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -42,6 +47,11 @@ Every absolute URL the host prints (the 401 challenge, the metadata, the
 verification URI, mcp.json) starts with --public-url, by default the listen
 address. Requests whose Host header names neither the public URL's host, an
 --allowed-host nor a loopback name are refused (DNS rebinding).
+
+The host holds at most --max-connections connections, and at most
+--max-connections-per-address from one address; when a cap is reached, the
+connection that has waited longest without a request is closed to make
+room. A keep-alive connection is closed after --idle-timeout without one.
 
 SIGTERM or an interrupt stops accepting connections and lets the requests
 in flight finish, for up to --drain-timeout; the exit status is 0 unless
@@ -70,6 +80,9 @@ against one instance several times in a row, shorten --registration-every
 	cmd.Flags().StringArrayVar(&o.trustedProxies, "trusted-proxy", nil, "a reverse proxy (IP address or CIDR prefix) whose X-Forwarded-For names the client the rate limits key on (repeatable)")
 	cmd.Flags().DurationVar(&o.drain, "drain-timeout", 10*time.Second, "how long requests in flight may run on after SIGTERM")
 	o.rates.bind(cmd.Flags())
+	cmd.Flags().IntVar(&o.maxConns, "max-connections", 0, fmt.Sprintf("most connections held at once (default: the config's connections.max, else %d)", config.DefaultMaxConnections))
+	cmd.Flags().IntVar(&o.maxConnsPerAddress, "max-connections-per-address", 0, fmt.Sprintf("most connections held from one address, one /64 for IPv6 (default: the config's connections.max_per_address, else %d)", config.DefaultMaxConnectionsPerAddress))
+	cmd.Flags().DurationVar(&o.idleTimeout, "idle-timeout", 0, fmt.Sprintf("how long a keep-alive connection may wait for its next request (default: the config's connections.idle_timeout, else %s)", config.DefaultIdleTimeout))
 	return cmd
 }
 
@@ -90,6 +103,15 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	cfg.AllowedHosts = append(cfg.AllowedHosts, o.allowedHosts...)
 	cfg.TrustedProxies = append(cfg.TrustedProxies, o.trustedProxies...)
 	o.rates.apply(&cfg.RateLimits)
+	if o.maxConns != 0 {
+		cfg.Connections.Max = o.maxConns
+	}
+	if o.maxConnsPerAddress != 0 {
+		cfg.Connections.MaxPerAddress = o.maxConnsPerAddress
+	}
+	if o.idleTimeout != 0 {
+		cfg.Connections.IdleTimeout = o.idleTimeout
+	}
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -114,18 +136,20 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	}
 	defer h.Close()
 
+	capped := connlimit.Listen(ln, cfg.Connections.Caps())
 	srv := &http.Server{
 		Handler:           h.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       cfg.Connections.Idle(),
 		MaxHeaderBytes:    64 << 10,
+		ConnState:         capped.ConnState,
 	}
 	fmt.Fprintf(stdout, "toolhost serving %s/mcp (listening on %s, data in %s)\n", cfg.PublicURL, ln.Addr(), o.data)
 	fmt.Fprintln(stdout, ownerSecretNote(o.data))
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(capped) }()
 	select {
 	case err := <-errc:
 		return err

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -140,6 +141,48 @@ var _ = Describe("toolhost serve on a network (issue 8 items 9, 12, 13)", func()
 	})
 })
 
+var _ = Describe("toolhost serve under many idle connections (issue 15 item 4)", func() {
+	It("keeps answering new requests, holding no more connections of one address than its cap", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(),
+			"--max-connections", "16", "--max-connections-per-address", "8", "--idle-timeout", "1m")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		base := serving.FindStringSubmatch(string(s.Out.Contents()))[1]
+		u, err := url.Parse(base)
+		Expect(err).NotTo(HaveOccurred())
+
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+		request := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", u.Host, len(body), body)
+		// 40 keep-alive connections, each left idle after one request.
+		var idle []net.Conn
+		for range 40 {
+			conn, err := net.Dial("tcp", u.Host)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			_, err = io.WriteString(conn, request)
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			idle = append(idle, conn)
+		}
+		status, _ := post(base+"/mcp", "application/json", "", body)
+		Expect(status).To(Equal(http.StatusOK))
+
+		open := 0
+		for _, conn := range idle {
+			Expect(conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))).To(Succeed())
+			_, err := conn.Read(make([]byte, 1))
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				open++
+			}
+		}
+		Expect(open).To(BeNumerically("<=", 8), "the host closed the longest idle connections to make room")
+		Expect(open).To(BeNumerically(">=", 7), "and only as many as it needed")
+	})
+})
+
 var _ = Describe("toolhost serve under reads of a large file (issue 8 item 10)", func() {
 	It("stays under 300 MB of resident memory while 16 clients read a 100 MB file", func() {
 		data := GinkgoT().TempDir()
@@ -167,6 +210,39 @@ var _ = Describe("toolhost serve under reads of a large file (issue 8 item 10)",
 		}
 		wg.Wait()
 		Expect(statuses).To(HaveEach(http.StatusOK))
+		peak := peakRSS(host.Command.Process.Pid)
+		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
+		Expect(peak).To(BeNumerically("<", 300<<20))
+	})
+})
+
+var _ = Describe("toolhost serve under the batch attack (issue 15 item 1)", func() {
+	It("stays under 300 MB of resident memory while 4 clients send a batch of 64 reads of a MiB that JSON writes six times over", func() {
+		data := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(data, "overlay"), 0o700)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(data, "overlay", "lt.txt"), []byte(strings.Repeat("<", 1<<20)), 0o600)).To(Succeed())
+		host, base := serve("127.0.0.1:0", data)
+
+		call := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/overlay/lt.txt"}}}`
+		calls := make([]string, 64)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(call, i+1)
+		}
+		// About 7 KB, anonymous, no MCP-Protocol-Version: a 2025-03-26
+		// batch, whose replies would be 384 MB.
+		batch := "[" + strings.Join(calls, ",") + "]"
+		var wg sync.WaitGroup
+		statuses := make([]int, 4)
+		bodies := make([]string, 4)
+		for i := range statuses {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				statuses[i], bodies[i] = post(base+"/mcp", "application/json", "", batch)
+			})
+		}
+		wg.Wait()
+		Expect(statuses).To(HaveEach(http.StatusBadRequest))
+		Expect(bodies).To(HaveEach(ContainSubstring("the replies to this request would exceed")))
 		peak := peakRSS(host.Command.Process.Pid)
 		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
 		Expect(peak).To(BeNumerically("<", 300<<20))

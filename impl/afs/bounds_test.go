@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/budget"
 )
 
 // countingMemory counts the stats a listing makes.
@@ -108,6 +110,37 @@ var _ = Describe("bounded reads (issue 8 item 10)", func() {
 		res, err := fsys.Search(ctx, "/open", "needle", 0)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(res.Matches).To(BeEmpty())
+	})
+})
+
+var _ = Describe("searches within a request's budget (issue 15 item 1)", func() {
+	files := map[string]string{"a.txt": strings.Repeat("haystack\n", 1000), "b.txt": strings.Repeat("haystack\n", 1000)}
+	limits := func(scan int64) budget.Limits {
+		return budget.Limits{ReplyBytes: 1 << 20, ScanBytes: scan, Timeout: time.Minute}
+	}
+
+	It("charges the bytes it reads to the request", func() {
+		fsys, _ := openFS(files, afs.Limits{})
+		b := budget.New(limits(18_000), time.Now())
+		_, err := fsys.Search(budget.NewContext(context.Background(), b), "/open", "needle", 0)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(b.Scan(1)).NotTo(Succeed(), "both files, 18,000 bytes, were charged")
+	})
+
+	It("stops, and fails with the budget's error, once the request's scan budget is spent", func() {
+		fsys, _ := openFS(files, afs.Limits{})
+		b := budget.New(limits(10_000), time.Now())
+		_, err := fsys.Search(budget.NewContext(context.Background(), b), "/open", "needle", 0)
+		Expect(err).To(MatchError(ContainSubstring("the searches of this request would read more than 10000 bytes of files")))
+		Expect(err).To(Equal(b.Err()))
+	})
+
+	It("stops once the request's deadline has passed", func() {
+		fsys, _ := openFS(files, afs.Limits{})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := fsys.Search(ctx, "/open/a.txt", "needle", 0)
+		Expect(err).To(MatchError(context.Canceled))
 	})
 })
 

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/conform-mcp/conform/impl/budget"
 )
 
 // Bounds of a search.
@@ -44,7 +46,9 @@ type SearchResult struct {
 // of p and everything beneath it. Like List, it only looks at entries gate 3
 // opens to network clients for search. Files are streamed line by line, and
 // files larger than the search limit are skipped, so that memory never
-// follows the size of the tree (issue 8 item 10).
+// follows the size of the tree (issue 8 item 10). The bytes read are charged
+// to the request's budget (package budget); a search that would read past
+// it fails with the budget's error (issue 15 item 1).
 func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResult, error) {
 	n, err := f.admit(p, OpSearch)
 	if err != nil {
@@ -67,6 +71,9 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 		res.Matches = append(res.Matches, m)
 		return true
 	}
+	// over is why reading a file ended the search early: the request's
+	// budget spent or its context done. The search fails with it.
+	var over error
 	visit := func(e node) bool {
 		if bytes.Contains([]byte(strings.ToLower(e.info.Name)), needle) && !add(Match{Path: e.path, Text: e.info.Name}) {
 			return false
@@ -78,14 +85,23 @@ func (f *FS) Search(ctx context.Context, p, query string, limit int) (SearchResu
 			res.Skipped++
 			return true
 		}
-		return f.searchFile(ctx, e, needle, add)
+		more, err := f.searchFile(ctx, e, needle, add)
+		over = err
+		return more && over == nil
 	}
 	if root.info.Kind == KindFile {
 		visit(root)
+		if over != nil {
+			return SearchResult{}, over
+		}
 		return res, nil
 	}
 	w := walker{fs: f, choose: func(p, _ string) bool { return f.policy.Decide(p).Open.Has(OpSearch) }, visit: visit}
-	if err := w.walk(ctx, root, maxSearchDepth, ""); err != nil && !errors.Is(err, errStop) {
+	err = w.walk(ctx, root, maxSearchDepth, "")
+	if over != nil {
+		return SearchResult{}, over
+	}
+	if err != nil && !errors.Is(err, errStop) {
 		return SearchResult{}, fail(n.path, OpSearch, err)
 	}
 	return res, nil
@@ -96,26 +112,31 @@ const sniffBytes = 8 << 10
 
 // searchFile adds the lines of text file e that contain needle, reading it
 // line by line; content that is not UTF-8 is binary and ends the file's
-// search. It returns false once add refuses.
-func (f *FS) searchFile(ctx context.Context, e node, needle []byte, add func(Match) bool) bool {
+// search. It returns false once add refuses, and the request's budget
+// (package budget) when reading the file exceeded it.
+func (f *FS) searchFile(ctx context.Context, e node, needle []byte, add func(Match) bool) (bool, error) {
 	r, err := e.mount.Provider.(Reader).Open(ctx, e.name)
 	if err != nil {
-		return true
+		return true, nil
 	}
 	defer r.Close()
 	// The file may have grown since it was looked at; read no more than
 	// the limit all the same.
-	br := bufio.NewReader(io.LimitReader(r, f.limits.SearchFileBytes))
+	m := &metered{r: r, ctx: ctx, budget: budget.FromContext(ctx)}
+	br := bufio.NewReader(io.LimitReader(m, f.limits.SearchFileBytes))
 	head, _ := br.Peek(sniffBytes)
+	if m.err != nil {
+		return false, m.err
+	}
 	if !utf8.Valid(head[:len(head)-partialRune(head)]) {
-		return true
+		return true, nil
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 0, min(f.limits.SearchFileBytes, 64<<10)+1), int(f.limits.SearchFileBytes)+1)
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Bytes()
 		if !utf8.Valid(text) {
-			return true
+			return true, nil
 		}
 		if !bytes.Contains(bytes.ToLower(text), needle) {
 			continue
@@ -124,8 +145,35 @@ func (f *FS) searchFile(ctx context.Context, e node, needle []byte, add func(Mat
 			text = text[:maxSearchLine]
 		}
 		if !add(Match{Path: e.path, Line: line, Text: strings.ToValidUTF8(string(text), "")}) {
-			return false
+			return false, nil
 		}
 	}
-	return true
+	if m.err != nil {
+		return false, m.err
+	}
+	return true, nil
+}
+
+// metered charges what a search reads to the request's budget, and ends
+// the read once the budget is spent or the request's deadline has passed.
+type metered struct {
+	r      io.Reader
+	ctx    context.Context
+	budget *budget.Budget
+	// err is why reading ended early, kept apart from read errors, which
+	// only end the file's search.
+	err error
+}
+
+func (m *metered) Read(p []byte) (int, error) {
+	if err := m.ctx.Err(); err != nil {
+		m.err = err
+		return 0, err
+	}
+	n, err := m.r.Read(p)
+	if berr := m.budget.Scan(int64(n)); berr != nil {
+		m.err = berr
+		return n, berr
+	}
+	return n, err
 }

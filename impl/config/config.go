@@ -10,8 +10,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/budget"
+	"github.com/conform-mcp/conform/impl/connlimit"
 )
 
 // Config is the whole configuration file.
@@ -44,10 +49,54 @@ type Config struct {
 	// RateLimits bound how fast one address may register and sign in
 	// (ratelimits.go).
 	RateLimits RateLimits `yaml:"rate_limits"`
+	// Connections cap the connections toolhost serve holds.
+	Connections Connections `yaml:"connections"`
+}
+
+// Connections cap the connections the host holds, so that idle keep-alive
+// connections cannot use up its file descriptors (issue 15 item 4). Zero
+// means the default.
+type Connections struct {
+	// Max caps the connections held at once. Default 1024.
+	Max int `yaml:"max"`
+	// MaxPerAddress caps those of one source address (one /64 for IPv6).
+	// Default 128.
+	MaxPerAddress int `yaml:"max_per_address"`
+	// IdleTimeout is how long a keep-alive connection may wait for its next
+	// request. Default 30s.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Defaults of Connections.
+const (
+	DefaultMaxConnections           = 1024
+	DefaultMaxConnectionsPerAddress = 128
+	DefaultIdleTimeout              = 30 * time.Second
+)
+
+// Caps returns the connection caps, defaults filled in.
+func (c Connections) Caps() connlimit.Limits {
+	l := connlimit.Limits{Total: c.Max, PerAddress: c.MaxPerAddress}
+	if l.Total == 0 {
+		l.Total = DefaultMaxConnections
+	}
+	if l.PerAddress == 0 {
+		l.PerAddress = DefaultMaxConnectionsPerAddress
+	}
+	return l
+}
+
+// Idle returns IdleTimeout, default filled in.
+func (c Connections) Idle() time.Duration {
+	if c.IdleTimeout == 0 {
+		return DefaultIdleTimeout
+	}
+	return c.IdleTimeout
 }
 
 // Limits bound what one tool call takes, so that memory never follows the
-// size of a file a caller names. Zero means the default.
+// size of a file a caller names, and what one request takes, all its calls
+// together (a 2025-03-26 batch holds up to 64). Zero means the default.
 type Limits struct {
 	// ReadBytes is the most afs_read (and get_content) returns at once;
 	// the rest is read with an offset. Default 1 MiB.
@@ -55,10 +104,55 @@ type Limits struct {
 	// SearchFileBytes is the largest file whose content afs_search reads;
 	// larger files are skipped and counted. Default 1 MiB.
 	SearchFileBytes int64 `yaml:"search_file_bytes"`
+	// RequestReplyBytes bounds the JSON of all the tool results of one
+	// request. Default 8 MiB, or seven times ReadBytes when that is more:
+	// JSON may write a byte of text as six, and one read must fit.
+	RequestReplyBytes int64 `yaml:"request_reply_bytes"`
+	// RequestScanBytes bounds the file content all the searches of one
+	// request read. Default 64 MiB.
+	RequestScanBytes int64 `yaml:"request_scan_bytes"`
+	// RequestTimeout bounds how long the tool calls of one request run.
+	// Default 30s.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
 }
 
-// MaxLimitBytes caps both limits: one call never holds more than this.
+// MaxLimitBytes caps both limits of one call: one call never holds more
+// than this.
 const MaxLimitBytes = 64 << 20
+
+// Defaults of the limits of one request.
+const (
+	DefaultRequestReplyBytes = 8 << 20
+	DefaultRequestScanBytes  = 64 << 20
+	DefaultRequestTimeout    = 30 * time.Second
+)
+
+// replyFactor is how many bytes of JSON one byte a read returns may take
+// (a "<" is written \u003c).
+const replyFactor = 7
+
+// Request returns the limits of one request, defaults filled in.
+func (l Limits) Request() budget.Limits {
+	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout}
+	if out.ReplyBytes == 0 {
+		out.ReplyBytes = max(DefaultRequestReplyBytes, replyFactor*int64(l.readBytes()))
+	}
+	if out.ScanBytes == 0 {
+		out.ScanBytes = DefaultRequestScanBytes
+	}
+	if out.Timeout == 0 {
+		out.Timeout = DefaultRequestTimeout
+	}
+	return out
+}
+
+// readBytes is ReadBytes, default filled in.
+func (l Limits) readBytes() int {
+	if l.ReadBytes == 0 {
+		return afs.DefaultReadBytes
+	}
+	return l.ReadBytes
+}
 
 // Provider kinds a mount can use.
 const (

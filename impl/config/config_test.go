@@ -8,7 +8,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/impl/budget"
 	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/connlimit"
 )
 
 var _ = Describe("Config", func() {
@@ -89,8 +91,41 @@ collections:
 		Entry("negative registration burst", "rate_limits: {registration_burst: -1}\nmounts: [{path: /a, provider: memory}]\n", "rate_limits.registration_burst -1: must be at least 1 (0 for the default)"),
 		Entry("negative device interval", "rate_limits: {device_every: -1s}\nmounts: [{path: /a, provider: memory}]\n", "rate_limits.device_every -1s: must be positive (0 for the default)"),
 		Entry("misspelt rate limit", "rate_limits: {registration_evry: 1s}\nmounts: [{path: /a, provider: memory}]\n", "field registration_evry not found"),
+		Entry("a request reply budget one read does not fit in", "limits: {read_bytes: 1048576, request_reply_bytes: 4194304}\nmounts: [{path: /a, provider: memory}]\n",
+			"limits.request_reply_bytes 4194304: must be at least 7 times limits.read_bytes (1048576), so that one read's reply fits"),
+		Entry("negative request scan budget", "limits: {request_scan_bytes: -1}\nmounts: [{path: /a, provider: memory}]\n", "limits.request_scan_bytes -1: must be positive"),
+		Entry("negative request timeout", "limits: {request_timeout: -1s}\nmounts: [{path: /a, provider: memory}]\n", "limits.request_timeout -1s: must be positive"),
+		Entry("negative connection cap", "connections: {max: -1}\nmounts: [{path: /a, provider: memory}]\n", "connections.max -1: must be positive"),
+		Entry("negative per-address cap", "connections: {max_per_address: -1}\nmounts: [{path: /a, provider: memory}]\n", "connections.max_per_address -1: must be positive"),
+		Entry("negative idle timeout", "connections: {idle_timeout: -1s}\nmounts: [{path: /a, provider: memory}]\n", "connections.idle_timeout -1s: must be positive"),
 		Entry("bad collection name", "mounts: [{path: /a, provider: memory}]\nnetworkRead: [/a]\ncollections: [{name: A B, path: /a}]\n", "name must be lower-case letters"),
 	)
+
+	// Issue 15 item 1: a request is bounded as a whole, not only each call.
+	It("bounds a request's work by the limits it names, with documented defaults", func() {
+		cfg, err := config.Default()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
+		Expect(config.Limits{}.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
+		Expect(config.Limits{ReadBytes: 4 << 20}.Request().ReplyBytes).To(Equal(int64(28<<20)), "one read always fits")
+		cfg, err = config.Parse([]byte("limits: {request_reply_bytes: 9000000, request_scan_bytes: 1000, request_timeout: 2m}\nmounts: [{path: /a, provider: memory}]\n"), "test.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 9000000, ScanBytes: 1000, Timeout: 2 * time.Minute}))
+	})
+
+	// Issue 15 item 4: connections are capped and idle ones closed sooner.
+	It("caps connections by the values it names, with documented defaults", func() {
+		cfg, err := config.Default()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Connections.Caps()).To(Equal(connlimit.Limits{Total: 1024, PerAddress: 128}))
+		Expect(cfg.Connections.Idle()).To(Equal(30 * time.Second))
+		Expect(config.Connections{}.Caps()).To(Equal(connlimit.Limits{Total: 1024, PerAddress: 128}))
+		Expect(config.Connections{}.Idle()).To(Equal(30 * time.Second))
+		cfg, err = config.Parse([]byte("connections: {max: 10, max_per_address: 2, idle_timeout: 5s}\nmounts: [{path: /a, provider: memory}]\n"), "test.yaml")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cfg.Connections.Caps()).To(Equal(connlimit.Limits{Total: 10, PerAddress: 2}))
+		Expect(cfg.Connections.Idle()).To(Equal(5 * time.Second))
+	})
 
 	It("reports a missing file", func() {
 		_, err := config.Load(filepath.Join(GinkgoT().TempDir(), "missing.yaml"))

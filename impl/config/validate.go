@@ -44,6 +44,24 @@ func (c Config) Validate() error {
 		bad("limits.search_file_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.SearchFileBytes, MaxLimitBytes)
 	}
 	errs = append(errs, c.RateLimits.validate()...)
+	if r := c.Limits.RequestReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.request_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read's reply fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	}
+	if c.Limits.RequestScanBytes < 0 {
+		bad("limits.request_scan_bytes %d: must be positive (0 for the default)", c.Limits.RequestScanBytes)
+	}
+	if c.Limits.RequestTimeout < 0 {
+		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
+	}
+	if c.Connections.Max < 0 {
+		bad("connections.max %d: must be positive (0 for the default)", c.Connections.Max)
+	}
+	if c.Connections.MaxPerAddress < 0 {
+		bad("connections.max_per_address %d: must be positive (0 for the default)", c.Connections.MaxPerAddress)
+	}
+	if c.Connections.IdleTimeout < 0 {
+		bad("connections.idle_timeout %s: must be positive (0 for the default)", c.Connections.IdleTimeout)
+	}
 	if len(c.Mounts) == 0 {
 		bad("mounts: at least one mount is needed")
 	}

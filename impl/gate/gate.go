@@ -74,7 +74,8 @@ func New(next http.Handler, cfg Config) http.Handler {
 }
 
 // ServeHTTP checks, in order: the HTTP method, the content type, the body
-// size and the JSON, none of which depends on which tools exist; then the
+// size, the JSON and whether the request's revision has batches, none of
+// which depends on which tools exist; then the
 // credential when one is presented (gate 2), else the anonymous allowlist
 // (gate 1). Source 5.4: the allowlist is checked before the tool name is
 // looked up, so an unknown name and a privileged one get the same 401.
@@ -102,6 +103,12 @@ func (g *gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	msgs, batch, rpcErr := parseMessages(body)
 	if rpcErr != nil {
 		writeRPCError(w, http.StatusBadRequest, rpcErr.code, rpcErr.message)
+		return
+	}
+	// Like the batch bound, decided from the body and one header only, the
+	// same for every caller, before any credential or tool is looked at.
+	if version := r.Header.Get("Mcp-Protocol-Version"); batch && !batchAllowed(version) {
+		writeRPCError(w, http.StatusBadRequest, codeInvalidRequest, noBatchMessage(version))
 		return
 	}
 

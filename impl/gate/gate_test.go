@@ -150,6 +150,57 @@ var _ = Describe("Gate", func() {
 		Entry("with an unknown credential", []string{"Bearer other-token"}),
 	)
 
+	// MCP 2025-06-18 removed JSON-RPC batching (changelog, "Remove support
+	// for JSON-RPC batching"); 2024-11-05 and 2025-03-26, the revision a
+	// request without MCP-Protocol-Version is read as, still have it.
+	DescribeTable("refuses a batch for every revision that has none, for every caller, before anything is looked up",
+		func(authorization []string, version string) {
+			req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("["+rpc("tools/list", "")+"]"))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("MCP-Protocol-Version", version)
+			for _, a := range authorization {
+				req.Header.Add("Authorization", a)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			Expect(rec.Code).To(Equal(http.StatusBadRequest))
+			Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: MCP revision ` + version + ` has no JSON-RPC batches (removed in 2025-06-18); send one message per request"}}`))
+			Expect(p.called).To(BeFalse())
+		},
+		Entry("2025-06-18, anonymous", anonymous, "2025-06-18"),
+		Entry("2025-06-18, with a credential", bearer, "2025-06-18"),
+		Entry("2025-11-25", bearer, "2025-11-25"),
+		Entry("2026-07-28", bearer, "2026-07-28"),
+		Entry("2026-07-28, with an unknown credential", []string{"Bearer other-token"}, "2026-07-28"),
+		Entry("a revision the host does not know", bearer, "2099-01-01"),
+	)
+
+	DescribeTable("lets a batch through for the revisions that have batches",
+		func(version string) {
+			req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("["+rpc("tools/list", "")+"]"))
+			req.Header.Set("Content-Type", "application/json")
+			if version != "" {
+				req.Header.Set("MCP-Protocol-Version", version)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			Expect(rec.Code).To(Equal(http.StatusOK))
+			Expect(p.called).To(BeTrue())
+		},
+		Entry("no version header: 2025-03-26", ""),
+		Entry("2025-03-26", "2025-03-26"),
+		Entry("2024-11-05", "2024-11-05"),
+	)
+
+	It("lets a single message through for any revision", func() {
+		req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader(rpc("tools/list", "")))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		Expect(rec.Code).To(Equal(http.StatusOK))
+	})
+
 	It("puts the verified caller in the context and re-supplies the body", func() {
 		body := toolCall("afs_write")
 		Expect(call(h, bearer, body).Code).To(Equal(200))

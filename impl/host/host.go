@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 
 	"github.com/conform-mcp/conform/impl/baseurl"
+	"github.com/conform-mcp/conform/impl/budget"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/content"
 	"github.com/conform-mcp/conform/impl/gate"
@@ -67,18 +68,19 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 	}
 	srv := tools.New(tools.Info{Name: cfg.Name, Version: version()}, fsys, lib)
 	resolver := baseurl.Resolver{Public: cfg.PublicURL}
+	hosts := baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts)
 
 	mux := http.NewServeMux()
 	// No method in the pattern: the gate itself answers other methods with
 	// 405 and Allow: POST, before anything else is looked at.
-	mux.Handle("/mcp", origin.Guard(gate.New(srv.Handler(), gate.Config{
+	mux.Handle("/mcp", origin.Guard(gate.New(budget.Bound(srv.Handler(), cfg.Limits.Request()), gate.Config{
 		Verifier:       opts.Auth,
 		AnonymousTools: srv.Anonymous(),
 		ToolScopes:     srv.Scopes(),
 		// The scopes the protected-resource metadata lists.
 		ChallengeScopes: role.Scopes,
 		BaseURL:         resolver,
-	}), resolver))
+	}), resolver, hosts))
 	mux.Handle("GET /.well-known/mcp.json", discovery{
 		name:          cfg.Name,
 		description:   cfg.Description,
@@ -87,7 +89,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		authenticated: srv.Authenticated(),
 	})
 	opts.Auth.Register(mux)
-	h.handler = checkHost(mux, baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts))
+	h.handler = checkHost(mux, hosts)
 	return h, nil
 }
 

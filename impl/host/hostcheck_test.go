@@ -69,4 +69,23 @@ var _ = Describe("The host's own URL and the names it answers for (issue 8 item 
 		doc := request(http.MethodGet, "/.well-known/mcp.json", "proxy.internal", "")
 		Expect(string(doc.body)).To(ContainSubstring(`"url":"https://tools.example.test/mcp"`))
 	})
+
+	// Issue 15 item 8: the official MCP conformance suite's
+	// dns-rebinding-protection scenario sends Host and Origin naming
+	// localhost while the public URL names another host.
+	DescribeTable("judges the Origin of /mcp against the Host the request used, when that Host is allowed",
+		func(host, origin string, status int) {
+			req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", strings.NewReader(toolsList))
+			Expect(err).NotTo(HaveOccurred())
+			req.Host = host
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Origin", origin)
+			Expect(do(req).status).To(Equal(status))
+		},
+		Entry("a loopback Host and its own origin", "localhost:8080", "http://localhost:8080", http.StatusOK),
+		Entry("an allowed Host and its own origin", "proxy.internal", "http://proxy.internal", http.StatusOK),
+		Entry("the public URL's origin", "localhost:8080", "https://tools.example.test", http.StatusOK),
+		Entry("a foreign origin", "localhost:8080", "http://rebound.example:8080", http.StatusForbidden),
+		Entry("the Host's name on another port", "localhost:8080", "http://localhost:9090", http.StatusForbidden),
+	)
 })

@@ -18,14 +18,19 @@ const forbiddenBody = `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Forbid
 
 // Guard returns next behind the Origin check. A request without an Origin
 // (every non-browser client) passes; one whose Origin is the host's own
-// (the scheme and authority of its base URL) passes; any other, "null"
-// included, is refused before anything else is read. A page from another
-// site that a rebinding attack points at this host carries that site's
-// Origin, so it never reaches a tool.
-func Guard(next http.Handler, base baseurl.Resolver) http.Handler {
+// passes; any other, "null" included, is refused before anything else is
+// read. The host's own origin is its base URL's, or the origin the request
+// itself names (its scheme and Host) when hosts allows that Host: a page
+// served as http://localhost:PORT calling a host whose public URL says
+// 127.0.0.1:PORT is same-origin with its request (RFC 6454 section 5), and
+// the MCP conformance suite's dns-rebinding-protection scenario sends just
+// that. A page from another site that a rebinding attack points at this
+// host carries that site's Origin, and its requests that site's name in
+// Host, which hosts does not allow, so it never reaches a tool.
+func Guard(next http.Handler, base baseurl.Resolver, hosts baseurl.Hosts) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		values, present := r.Header["Origin"]
-		if present && !(len(values) == 1 && Same(values[0], base.Of(r))) {
+		if present && !(len(values) == 1 && own(values[0], r, base, hosts)) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte(forbiddenBody))
@@ -33,6 +38,21 @@ func Guard(next http.Handler, base baseurl.Resolver) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// own reports whether value is the host's origin as Guard judges it.
+func own(value string, r *http.Request, base baseurl.Resolver, hosts baseurl.Hosts) bool {
+	if Same(value, base.Of(r)) {
+		return true
+	}
+	if !hosts.Allow(r.Host) {
+		return false
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return Same(value, scheme+"://"+r.Host)
 }
 
 // Same reports whether value, an origin as an Origin header serialises it

@@ -13,6 +13,9 @@ import (
 
 var _ = Describe("the Origin guard", func() {
 	var reached bool
+	// allowed are the names an operator allows besides the public URL's
+	// and loopback names (toolhost serve --allowed-host).
+	allowed := []string{"proxy.example"}
 	serve := func(public, host string, origins ...string) *httptest.ResponseRecorder {
 		reached = false
 		next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reached = true })
@@ -22,7 +25,7 @@ var _ = Describe("the Origin guard", func() {
 			req.Header.Add("Origin", o)
 		}
 		rec := httptest.NewRecorder()
-		origin.Guard(next, baseurl.Resolver{Public: public}).ServeHTTP(rec, req)
+		origin.Guard(next, baseurl.Resolver{Public: public}, baseurl.NewHosts(public, allowed)).ServeHTTP(rec, req)
 		return rec
 	}
 
@@ -39,6 +42,12 @@ var _ = Describe("the Origin guard", func() {
 		Entry("same scheme and authority", "", "127.0.0.1:8080", "http://127.0.0.1:8080"),
 		Entry("in upper case", "", "localhost:8080", "HTTP://LOCALHOST:8080"),
 		Entry("the default port made explicit", "https://tools.example", "10.0.0.1:8443", "https://tools.example:443"),
+		// The official MCP conformance suite's dns-rebinding-protection
+		// scenario: a page on localhost:PORT calling a host whose public
+		// URL says 127.0.0.1:PORT is the same origin as the request.
+		Entry("the request's loopback Host when the public URL names another", "http://127.0.0.1:8080", "localhost:8080", "http://localhost:8080"),
+		Entry("the request's Host when a public URL is configured", "https://tools.example", "127.0.0.1:8080", "http://127.0.0.1:8080"),
+		Entry("the request's allowed Host", "https://tools.example", "proxy.example", "http://proxy.example"),
 	)
 
 	DescribeTable("answers 403 with a JSON-RPC error without id, before the handler, for any other origin",
@@ -55,7 +64,8 @@ var _ = Describe("the Origin guard", func() {
 		Entry("the opaque origin", "", "127.0.0.1:8080", "null"),
 		Entry("an empty value", "", "127.0.0.1:8080", ""),
 		Entry("two origins", "", "127.0.0.1:8080", "http://127.0.0.1:8080", "http://evil.example"),
-		Entry("the request's Host when a public URL is configured", "https://tools.example", "127.0.0.1:8080", "http://127.0.0.1:8080"),
+		Entry("the request's Host when the Host is not an allowed one", "https://tools.example", "rebound.example:8080", "http://rebound.example:8080"),
+		Entry("the request's Host on another port", "http://127.0.0.1:8080", "localhost:8080", "http://localhost:9090"),
 	)
 })
 

@@ -61,7 +61,7 @@ func New(info Info, fsys *afs.FS, lib *content.Library) *Server {
 			Description: t.description,
 			InputSchema: json.RawMessage(t.schema),
 		}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return t.handle(ctx, req.Params.Arguments), nil
+			return t.call(ctx, req.Params.Arguments), nil
 		})
 	}
 	return s

@@ -1,0 +1,146 @@
+package budget_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/impl/budget"
+)
+
+var limits = budget.Limits{ReplyBytes: 100, ScanBytes: 1000, Timeout: time.Minute}
+
+var _ = Describe("a request's budget", func() {
+	It("allows everything when there is none", func() {
+		var b *budget.Budget
+		ctx, done, err := b.Turn(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		done()
+		Expect(ctx).To(Equal(context.Background()))
+		Expect(b.Reply(1 << 40)).To(Succeed())
+		Expect(b.Scan(1 << 40)).To(Succeed())
+		Expect(b.Finish()).To(Succeed())
+		Expect(budget.FromContext(context.Background())).To(BeNil())
+	})
+
+	It("counts the replies of all the request's calls together", func() {
+		b := budget.New(limits, time.Now())
+		Expect(b.Reply(60)).To(Succeed())
+		Expect(b.Reply(40)).To(Succeed())
+		err := b.Reply(1)
+		Expect(err).To(MatchError("Invalid Request: the replies to this request would exceed 100 bytes; send fewer calls per request, or read in parts with offset and length"))
+		Expect(b.Err()).To(Equal(err))
+	})
+
+	It("counts the bytes its searches read together", func() {
+		b := budget.New(limits, time.Now())
+		Expect(b.Scan(999)).To(Succeed())
+		Expect(b.Scan(2)).To(MatchError(ContainSubstring("the searches of this request would read more than 1000 bytes of files")))
+	})
+
+	It("keeps the first limit exceeded, and refuses every call after it", func() {
+		b := budget.New(limits, time.Now())
+		Expect(b.Scan(1001)).NotTo(Succeed())
+		Expect(b.Reply(101)).To(MatchError(ContainSubstring("searches")))
+		_, _, err := b.Turn(context.Background())
+		Expect(err).To(MatchError(ContainSubstring("searches")))
+	})
+
+	It("lets the request's calls run one at a time", func() {
+		b := budget.New(limits, time.Now())
+		var running, most atomic.Int32
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				_, done, err := b.Turn(context.Background())
+				Expect(err).NotTo(HaveOccurred())
+				n := running.Add(1)
+				if n > most.Load() {
+					most.Store(n)
+				}
+				time.Sleep(time.Millisecond)
+				running.Add(-1)
+				done()
+			})
+		}
+		wg.Wait()
+		Expect(most.Load()).To(Equal(int32(1)))
+	})
+
+	It("does not start a waiting call whose request went away", func() {
+		b := budget.New(limits, time.Now())
+		_, done, err := b.Turn(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		defer done()
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, _, err = b.Turn(ctx)
+		Expect(err).To(MatchError(context.Canceled))
+	})
+
+	It("bounds a call's context by the request's deadline, and is over time once it passed", func() {
+		b := budget.New(budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: 20 * time.Millisecond}, time.Now())
+		ctx, done, err := b.Turn(context.Background())
+		Expect(err).NotTo(HaveOccurred())
+		<-ctx.Done()
+		done()
+		Expect(b.Finish()).To(MatchError("Internal error: the calls of this request ran longer than 20ms; send fewer calls per request"))
+		_, _, err = b.Turn(context.Background())
+		Expect(err).To(HaveOccurred())
+	})
+})
+
+var _ = Describe("Bound", func() {
+	serve := func(l budget.Limits, next http.HandlerFunc) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("[]"))
+		budget.Bound(next, l).ServeHTTP(rec, req)
+		return rec
+	}
+
+	It("passes the answer through while the budget holds", func() {
+		rec := serve(limits, func(w http.ResponseWriter, r *http.Request) {
+			Expect(budget.FromContext(r.Context()).Reply(100)).To(Succeed())
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`[{"jsonrpc":"2.0","id":1,"result":{}}]`))
+		})
+		Expect(rec.Code).To(Equal(http.StatusOK))
+		Expect(rec.Body.String()).To(Equal(`[{"jsonrpc":"2.0","id":1,"result":{}}]`))
+	})
+
+	It("answers a request over its reply budget with one JSON-RPC error, and none of its replies", func() {
+		rec := serve(limits, func(w http.ResponseWriter, r *http.Request) {
+			_ = budget.FromContext(r.Context()).Reply(101)
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("X-Part", "1")
+			w.WriteHeader(http.StatusOK)
+			http.NewResponseController(w).Flush()
+			_, _ = w.Write([]byte(`[{"jsonrpc":"2.0","id":1,"result":{"partial":true}}]`))
+		})
+		Expect(rec.Code).To(Equal(http.StatusBadRequest))
+		Expect(rec.Header().Get("Content-Type")).To(Equal("application/json"))
+		Expect(rec.Header().Get("X-Part")).To(BeEmpty())
+		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the replies to this request would exceed 100 bytes; send fewer calls per request, or read in parts with offset and length"}}`))
+	})
+
+	It("answers a request that ran out of time with 503, even when nothing was written", func() {
+		rec := serve(budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: 10 * time.Millisecond}, func(_ http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			ctx, done, err := b.Turn(r.Context())
+			Expect(err).NotTo(HaveOccurred())
+			<-ctx.Done()
+			done()
+			Expect(b.Finish()).NotTo(Succeed())
+		})
+		Expect(rec.Code).To(Equal(http.StatusServiceUnavailable))
+		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the calls of this request ran longer than 10ms; send fewer calls per request"}}`))
+	})
+})
