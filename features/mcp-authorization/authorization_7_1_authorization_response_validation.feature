@@ -5,19 +5,20 @@ Feature: authorization.7.1 The issuer in authorization responses
   authorization response, errors included; one that does advertises it in its
   metadata, and one that advertises it always sends iss, identical to its
   issuer. An error response is had without a person: an authorization
-  request without code_challenge.
+  request without code_challenge, or, from a server that checks PKCE only
+  at the token endpoint, one with a response_type it cannot support.
 
   @ISS-3 @id:authorization-error-response-carries-iss
   Scenario: An authorization error response carries iss
     Given a public client registered with the authorization server
-    When the client sends an authorization request without code_challenge
+    When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response carries iss
 
   @ISS-1 @id:authorization-server-sends-iss-advertises
   Scenario: An authorization server that sends iss advertises it
     Given a public client registered with the authorization server
-    When the client sends an authorization request without code_challenge
+    When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported
 
@@ -25,7 +26,7 @@ Feature: authorization.7.1 The issuer in authorization responses
   Scenario: An authorization server that advertises iss names itself in an error response
     Given the authorization server metadata advertises authorization_response_iss_parameter_supported
     And a public client registered with the authorization server
-    When the client sends an authorization request without code_challenge
+    When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response's iss is the metadata's issuer
 

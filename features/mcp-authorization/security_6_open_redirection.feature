@@ -41,7 +41,7 @@ Feature: security.6 Open redirection
   @STATE-1 @id:authorization-error-response-carries-state-exactly-sent
   Scenario: An authorization error response carries the state exactly as sent
     Given a public client registered with the authorization server
-    When the client sends an authorization request without code_challenge
+    When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
     Then the authorization server answers by redirecting to the redirect_uri with an error
     And the authorization response carries the state sent, exactly
 

@@ -116,6 +116,8 @@ func PKCE() (verifier, challenge string) {
 // fields are not sent, so scenarios can leave out what they test.
 type Request struct {
 	Endpoint, ClientID, RedirectURI, Challenge, Method, State, Resource, Scope string
+	// ResponseType is "code" when empty, the one OAuth 2.1 defines.
+	ResponseType string
 }
 
 // URL is the authorization URL a user agent is sent to.
@@ -126,6 +128,9 @@ func (r Request) URL() (string, error) {
 	}
 	q := u.Query()
 	q.Set("response_type", "code")
+	if r.ResponseType != "" {
+		q.Set("response_type", r.ResponseType)
+	}
 	for k, v := range map[string]string{"client_id": r.ClientID, "redirect_uri": r.RedirectURI,
 		"code_challenge": r.Challenge, "code_challenge_method": r.Method, "state": r.State,
 		"resource": r.Resource, "scope": r.Scope} {

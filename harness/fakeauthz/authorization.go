@@ -184,7 +184,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, u.String(), http.StatusFound)
 	}
 	switch {
-	case q.Get("response_type") != "code":
+	case q.Get("response_type") != "code" && !h.breaks[ResponseTypeIgnored]:
 		back(url.Values{"error": {"unsupported_response_type"}})
 		return
 	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired]:

@@ -158,6 +158,10 @@ const (
 	// as a misconfigured endpoint would: the flows cannot run, and CORS-1,
 	// whose answer would prove nothing, is not run either.
 	AuthorizationEndpointDown Break = "authorization-endpoint-down"
+	// ResponseTypeIgnored issues a code whatever response_type asks for;
+	// with ChallengeNotRequired no authorization request gets an error
+	// response, so the rules about error responses have nothing to read.
+	ResponseTypeIgnored Break = "response-type-ignored"
 )
 
 // RegistrationThrottled is no departure: the authorization server answers

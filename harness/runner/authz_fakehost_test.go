@@ -224,7 +224,9 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
-		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asIssSent, asIssAdvert, asIssError, asStateError}, "a refusal"),
+		// The rules about error responses read the one an unsupported
+		// response_type gets instead.
+		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, nil, "a refusal"),
 		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "so the method was ignored"),
 		Entry("plain refused with another error", fakeauthz.PlainOtherError, []string{asPlain}, nil, "error=invalid_request"),
 		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
@@ -454,7 +456,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 	})
 	It("says, when no error response can be provoked, that there is none to read, not that iss is missing", func() {
-		reason := resultOf(runAuthz(fakeauthz.ChallengeNotRequired), asStateError).Reason
+		reason := resultOf(runAuthz(fakeauthz.ChallengeNotRequired, fakeauthz.ResponseTypeIgnored), asStateError).Reason
 		Expect(reason).To(ContainSubstring("no authorization error response to read"))
 		Expect(reason).NotTo(ContainSubstring("read iss from"))
 	})

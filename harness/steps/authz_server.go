@@ -120,6 +120,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client sends an authorization request without code_challenge$`, func(ctx context.Context) error {
 		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" })
 	})
+	sc.Step(`^the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support$`, st.sendRefusable)
 	sc.Step(`^the client sends an authorization request with code_challenge_method "([^"]*)"$`, func(ctx context.Context, m string) error {
 		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Method = m })
 	})
@@ -615,6 +616,27 @@ func (st *State) errorRedirect() error {
 		return st.skip(fmt.Sprintf("the authorization server answered %s, not an error redirect, so there is no authorization error response to read (PKCE-2 judges the refusal)", a.describe()))
 	}
 	return nil
+}
+
+// unsupportedResponseType is a response_type no authorization server
+// supports, which it refuses with unsupported_response_type on the
+// redirect (OAuth 2.1 4.1.2.1) once client_id and redirect_uri are valid.
+const unsupportedResponseType = "conform_unsupported"
+
+// sendRefusable sends the request whose error response the scenarios about
+// error responses read (iss, state): without code_challenge, which a
+// server refuses at once when it holds public clients to PKCE there; a
+// server that checks PKCE only at the token endpoint issues a code
+// instead (PKCE-2 judges that), and then a response_type it cannot
+// support stands in.
+func (st *State) sendRefusable(ctx context.Context) error {
+	if err := st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" }); err != nil {
+		return err
+	}
+	if a := st.authz.as.resp; a.redirected && a.params.Get("error") != "" {
+		return nil
+	}
+	return st.sendAuthorization(ctx, func(r *authcode.Request) { r.ResponseType = unsupportedResponseType })
 }
 
 func (st *State) responseCarriesIss() error {
