@@ -56,6 +56,13 @@ func MaskHeader(h http.Header) map[string][]string {
 	out := make(map[string][]string, len(h))
 	for k, vs := range h {
 		ck := http.CanonicalHeaderKey(k)
+		if ck == "Location" {
+			// A redirect to the client carries its code in the query.
+			for _, v := range vs {
+				out[ck] = append(out[ck], MaskQuery(v))
+			}
+			continue
+		}
 		if !secretHeaders[ck] {
 			out[ck] = append([]string(nil), vs...)
 			continue
@@ -162,7 +169,16 @@ func MaskSecret(s string, secrets ...string) string {
 			s = strings.ReplaceAll(s, sec, Masked)
 		}
 	}
-	return s
+	return MaskQuery(s)
+}
+
+// querySecret is a credential in the query of a URL written in text, such
+// as an authorization response's code in the redirect a message quotes.
+var querySecret = regexp.MustCompile(`([?&](?:` + strings.Join(secretFields, "|") + `)=)[^&#\s"']+`)
+
+// MaskQuery hides the credentials in the query of every URL in s.
+func MaskQuery(s string) string {
+	return querySecret.ReplaceAllString(s, "${1}"+Masked)
 }
 
 // Record builds an Exchange from a request, its body, and the response (nil

@@ -35,3 +35,11 @@ var _ = Describe("Exchange.String", func() {
 			"< HTTP 200 OK\n<\n< event: message\n< data: {\"id\":1}\n<\n< event: message\n"))
 	})
 })
+
+var _ = Describe("MaskQuery", func() {
+	It("hides a code in a quoted redirect, and what follows it stays", func() {
+		Expect(wire.MaskQuery("went to http://127.0.0.1:8765/callback?code=eyJhb.c-d_e&state=s1 then")).
+			To(Equal("went to http://127.0.0.1:8765/callback?code=" + wire.Masked + "&state=s1 then"))
+		Expect(wire.MaskQuery("error=access_denied&state=x")).To(Equal("error=access_denied&state=x"))
+	})
+})
