@@ -111,7 +111,8 @@ func fixtureRun() outcome.Run {
 		Duration: 4200 * time.Millisecond,
 		Results: []outcome.Result{
 			{
-				ID: authFile + ": Anonymous tools/list answers 200", Feature: "Authentication", Pack: "source", FeatureFile: authFile,
+				ID: authFile + ": Anonymous tools/list answers 200", StableID: "SVC-2/anonymous-tools-list-answers-200",
+				Feature: "Authentication", Pack: "source", FeatureFile: authFile,
 				Scenario: "Anonymous tools/list answers 200", Line: 8, Tags: []string{"@SVC-2", "@AUTH-3"},
 				Requirements: []spec.Requirement{reqSVC2, reqAUTH3}, Status: outcome.Passed,
 				Steps: steps(8, "passed", "passed", "passed"), Duration: 12 * time.Millisecond,

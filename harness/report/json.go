@@ -41,7 +41,9 @@ type jsonCounts struct {
 }
 
 type jsonScenario struct {
-	ID           string            `json:"id"`
+	ID string `json:"id"`
+	// StableID is the ID a reworded title leaves alone, for baselines.
+	StableID     string            `json:"stable_id"`
 	Pack         string            `json:"pack"`
 	Feature      string            `json:"feature"`
 	FeatureFile  string            `json:"feature_file"`
@@ -117,6 +119,7 @@ func (JSON) Write(w io.Writer, run outcome.Run) error {
 func newJSONScenario(run outcome.Run, r outcome.Result) jsonScenario {
 	s := jsonScenario{
 		ID:              r.ID,
+		StableID:        r.StableID,
 		Pack:            r.Pack,
 		Feature:         r.Feature,
 		FeatureFile:     r.FeatureFile,
