@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/harness/authcode"
-	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -545,14 +544,10 @@ func (st *State) refusedForScope() error {
 // query form, which OAuth 2.1 removed): resource servers "MUST ignore access
 // tokens in a URI query parameter" (OAuth 2.1 section 5.1).
 func (st *State) sendWithQueryToken(ctx context.Context) error {
-	u, err := url.Parse(st.endpoint())
+	client, err := st.queryTokenClient()
 	if err != nil {
 		return err
 	}
-	q := u.Query()
-	q.Set("access_token", st.Target.Credential)
-	u.RawQuery = q.Encode()
-	client := mcpclient.New(u.String(), st.Target.HTTP).Pin(st.MCP.Revision())
 	r := st.protected()
 	reply, err := client.Call(ctx, "", r.Method, st.protectedParams(r))
 	return st.took(reply, err)

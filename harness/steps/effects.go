@@ -124,15 +124,25 @@ func (st *State) callWithQueryCredential(ctx context.Context, tool, path string)
 	if path, err = st.expand(path); err != nil {
 		return err
 	}
-	u, err := url.Parse(st.endpoint())
+	client, err := st.queryTokenClient()
 	if err != nil {
 		return err
+	}
+	r, err := client.Call(ctx, "", "tools/call", map[string]any{"name": tool, "arguments": st.toolArguments(tool, path)})
+	st.called, st.calledAs = tool, ""
+	return st.took(r, err)
+}
+
+// queryTokenClient is an MCP client of the endpoint that puts the target's
+// credential in the URI query as access_token, RFC 6750's query form, and
+// in no Authorization header.
+func (st *State) queryTokenClient() (*mcpclient.Client, error) {
+	u, err := url.Parse(st.endpoint())
+	if err != nil {
+		return nil, err
 	}
 	q := u.Query()
 	q.Set("access_token", st.Target.Credential)
 	u.RawQuery = q.Encode()
-	client := mcpclient.New(u.String(), st.Target.HTTP).Pin(st.MCP.Revision())
-	r, err := client.Call(ctx, "", "tools/call", map[string]any{"name": tool, "arguments": st.toolArguments(tool, path)})
-	st.called, st.calledAs = tool, ""
-	return st.took(r, err)
+	return mcpclient.New(u.String(), st.Target.HTTP).Pin(st.MCP.Revision()), nil
 }
