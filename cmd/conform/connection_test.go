@@ -42,6 +42,14 @@ var _ = Describe("conform run's connection flags", func() {
 		exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--target", url, "--tags", tags), 1)
 	})
 
+	It("lets conform diagnose through the gateway with the same --header", func() {
+		f := serveFake(nil)
+		url := gateway(f)
+		args := []string{"diagnose", "--target", url, "--tool", "afs_read", "--path", "/public/readme.md", "--anonymous"}
+		exits(conform(nil, append(args, "-H", "X-Gateway-Key: k-123")...), 0)
+		exits(conform(nil, args...), 1)
+	})
+
 	It("prints every exchange with -v, the credential masked", func() {
 		f := serveFake(nil)
 		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--target", f.url, "--tags", tags, "-v"), 0)

@@ -19,6 +19,7 @@ func diagnoseCommand(stdout, stderr io.Writer) *cobra.Command {
 	var in diagnose.Input
 	var credentialEnv string
 	var anonymous bool
+	var connection connectionFlags
 	var args map[string]string
 	cmd := &cobra.Command{
 		Use:   "diagnose --target URL --tool NAME [--path P] [--arg K=V]... [--credential-env VAR | --anonymous]",
@@ -58,6 +59,11 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 					fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s (--anonymous to call without it)\n", in.Target)
 				}
 			}
+			conn, err := connection.parse(stderr)
+			if err != nil {
+				return usage("%v", err)
+			}
+			in.HTTP = conn.Client(in.Target)
 			if len(args) > 0 {
 				in.Arguments = map[string]any{}
 				for k, v := range args {
@@ -88,5 +94,6 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 	fl.StringVar(&credentialEnv, "credential-env", "", "environment variable holding the credential to call with (default: the one conform login stored)")
 	fl.BoolVar(&anonymous, "anonymous", false, "call without a credential, even one conform login stored")
 	fl.StringToStringVar(&args, "arg", nil, "further string arguments of the call, e.g. --arg content=hello")
+	connection.bind(fl)
 	return cmd
 }

@@ -14,6 +14,7 @@ import (
 
 func loginCommand(stdout, stderr io.Writer) *cobra.Command {
 	var base, profileFile, stateDir string
+	var connection connectionFlags
 	cmd := &cobra.Command{
 		Use:   "login --target URL",
 		Short: "Sign in to a host through the device grant and keep the credential for later runs",
@@ -45,11 +46,16 @@ never printed.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			_, err := login.Run(ctx, login.Options{
+			conn, err := connection.parse(stderr)
+			if err != nil {
+				return usage("%v", err)
+			}
+			_, err = login.Run(ctx, login.Options{
 				Target:    p.Target,
 				Endpoints: p.OAuth.Endpoints(),
 				Out:       stdout,
 				StateDir:  stateDir,
+				HTTP:      conn.Client(p.Target),
 			})
 			if err != nil {
 				return &exitError{code: outcome.ExitFailed, err: fmt.Errorf("login to %s: %w", p.Target, err)}
@@ -61,5 +67,6 @@ never printed.`,
 	cmd.Flags().StringVar(&base, "target", "", "base URL of the host")
 	cmd.Flags().StringVar(&profileFile, "profile", "", "target profile, for hosts whose OAuth paths differ")
 	cmd.Flags().StringVar(&stateDir, "state-dir", "", "where client IDs and credentials are kept (default: the user's config directory)")
+	connection.bind(cmd.Flags())
 	return cmd
 }

@@ -47,6 +47,13 @@ func ParseHeader(s string) (string, string, error) {
 
 // Connect makes every request of the target go out as c says.
 func (t *Target) Connect(c Connection) {
+	t.HTTP = c.Client(t.Profile.Target, t.Endpoint())
+}
+
+// Client is an HTTP client whose requests go out as c says; the headers go
+// only to the origins of the URLs given (the target's base URL and MCP
+// endpoint).
+func (c Connection) Client(targets ...string) *http.Client {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	if c.Insecure {
 		// The user asked for it with --insecure, and is warned.
@@ -54,7 +61,7 @@ func (t *Target) Connect(c Connection) {
 	}
 	var rt http.RoundTripper = base
 	if len(c.Headers) > 0 {
-		rt = headerTransport{next: rt, headers: c.Headers, origins: t.origins()}
+		rt = headerTransport{next: rt, headers: c.Headers, origins: origins(targets)}
 	}
 	if c.Log != nil {
 		rt = &logTransport{next: rt, out: c.Log}
@@ -63,14 +70,13 @@ func (t *Target) Connect(c Connection) {
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
-	t.HTTP = &http.Client{Timeout: timeout, Transport: rt}
+	return &http.Client{Timeout: timeout, Transport: rt}
 }
 
-// origins are the scheme and authority of the target's base URL and of its
-// MCP endpoint.
-func (t *Target) origins() []string {
+// origins are the scheme and authority of each URL.
+func origins(urls []string) []string {
 	var out []string
-	for _, raw := range []string{t.Profile.Target, t.Endpoint()} {
+	for _, raw := range urls {
 		if u, err := url.Parse(raw); err == nil && u.Host != "" {
 			out = append(out, strings.ToLower(u.Scheme+"://"+u.Host))
 		}
