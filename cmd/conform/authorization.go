@@ -48,6 +48,13 @@ func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Wr
 		fmt.Fprintf(stderr, "conform: obtained %s from %s through the authorization code flow\n", what, issuer)
 		return access
 	}
+	// The client registered on the way serves the scenarios too: one
+	// registration fewer against a rate-limited server.
+	defer func() {
+		if a.ClientID == "" && flow.ClientID != "" {
+			t.Tokens.Client = target.RegisteredClient{Issuer: issuer, ID: flow.ClientID}
+		}
+	}()
 	if t.Credential == "" {
 		t.Credential = obtain(t.Endpoint(), "a token for "+t.Endpoint())
 	}

@@ -132,6 +132,26 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(3))
 	})
+	It("reuses the client the pre-flight registered for its tokens, so a whole run registers two", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		t := h.Target()
+		t.Tokens.Client = target.RegisteredClient{Issuer: h.Issuer() + "/", ID: fakeauthz.ConfidentialID}
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		Expect(h.Registered()).To(Equal(2))
+	})
+	It("registers its own client when the pre-flight's is another authorization server's", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		t := h.Target()
+		t.Tokens.Client = target.RegisteredClient{Issuer: "https://elsewhere.example", ID: "not-here"}
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		Expect(h.Registered()).To(Equal(3))
+	})
 })
 
 var _ = Describe("the mcp-authorization pack against a fake with one departure", func() {

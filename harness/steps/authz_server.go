@@ -386,6 +386,7 @@ func (st *State) publicClient(ctx context.Context) error {
 	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
+	st.adoptTokensClient()
 	if st.authzClient.clientID != "" {
 		st.authz.as.clientID = st.authzClient.clientID
 		return nil
@@ -1179,6 +1180,20 @@ func (st *State) tokenLifetime() error {
 	return nil
 }
 
+// adoptTokensClient makes the client the run registered for its tokens,
+// before the scenarios, the run's own client when it was registered with
+// this authorization server: a server with a registration limit is asked
+// once less. The caller holds st.authzClient.mu.
+func (st *State) adoptTokensClient() {
+	if st.authzClient.clientID != "" {
+		return
+	}
+	md := st.authz.as.md
+	if id := st.Target.Tokens.Client.At(md.String("issuer")); id != "" {
+		st.authzClient.clientID, st.authzClient.registeredAt = id, md.String("registration_endpoint")
+	}
+}
+
 // registrationControl is the positive control of a refused registration:
 // the same registration with the profile's redirect URI is accepted. The
 // run's own client, registered with that very body at the same endpoint, is
@@ -1191,6 +1206,7 @@ func (st *State) registrationControl(ctx context.Context) error {
 	}
 	endpoint := md.String("registration_endpoint")
 	st.authzClient.mu.Lock()
+	st.adoptTokensClient()
 	accepted := st.authzClient.registeredAt != "" && st.authzClient.registeredAt == endpoint
 	st.authzClient.mu.Unlock()
 	if accepted {

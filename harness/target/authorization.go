@@ -24,6 +24,25 @@ type Tokens struct {
 	OtherResourceUnproven string
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
+	// Client is the client the run registered to obtain these tokens before
+	// the scenarios, which they reuse rather than register another; zero
+	// when the run registered none.
+	Client RegisteredClient
+}
+
+// RegisteredClient is a public client registered with an authorization
+// server, known by that server's issuer.
+type RegisteredClient struct {
+	Issuer, ID string
+}
+
+// At returns the client's ID when it was registered with the authorization
+// server whose issuer is issuer, else "".
+func (c RegisteredClient) At(issuer string) string {
+	if c.ID == "" || strings.TrimSuffix(c.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+		return ""
+	}
+	return c.ID
 }
 
 // The capabilities of the mcp-authorization pack.
