@@ -115,6 +115,19 @@ var _ = Describe("a compliant fake host", func() {
 		Expect(r.run.ExitCode()).To(Equal(outcome.ExitIncomplete))
 	})
 
+	It("leaves the checks judged by a file's content not run when the profile's read tool cannot read what was written", func() {
+		r := runFake(fakehost.MCPOptions{}, func(t *target.Target, o *runner.Options) {
+			// afs_list of a file is refused: the control's read fails.
+			t.Profile.Tools.Read = "afs_list"
+			o.Tags = "@id:anonymous-batch-cannot-carry-privileged-call-behind,@id:anonymous-call-naming-two-tools-cannot-reach"
+		})
+		Expect(r.run.Results).To(HaveLen(3))
+		for _, res := range r.run.Results {
+			Expect(res.Status).To(Equal(outcome.NotRun), res.ID)
+			Expect(res.Reason).To(ContainSubstring("reading back what the control wrote did not show it"), res.ID)
+		}
+	})
+
 	It("is not run where the target has no peer, naming the peer keys", func() {
 		r := runFake(fakehost.MCPOptions{}, func(t *target.Target, _ *runner.Options) { t.PeerCredential = "" })
 		for _, res := range r.run.Results {

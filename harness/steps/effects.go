@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -42,11 +41,12 @@ func (st *State) writeMarker(ctx context.Context, path string) error {
 	marker := "conform-marker-" + hex.EncodeToString(nonce)
 	st.vars["marker"] = marker
 	tool := st.Target.Profile.Tools.Write
-	if err := st.callTool(ctx, tool, map[string]any{"path": path, "content": marker + "\n"}); err != nil {
+	args := st.toolArguments(tool, path)
+	args["content"] = marker + "\n"
+	if err := st.callTool(ctx, tool, args); err != nil {
 		return err
 	}
-	tr, err := st.reply.ToolResult()
-	if st.reply.Status != http.StatusOK || err != nil || tr.IsError {
+	if _, ok := st.lastSuccess(); !ok {
 		return st.skip(fmt.Sprintf("the control write of %s with %s did not succeed (%s), so what a refused call leaves behind cannot be seen; "+
 			"the scenario \"A credential in the Authorization header admits a privileged tool\" judges such writes", path, tool, describe(st.reply)))
 	}
@@ -54,14 +54,14 @@ func (st *State) writeMarker(ctx context.Context, path string) error {
 }
 
 // markerShown is the other half of the control: the read tool's output
-// shape is not shown (source 4, "Gaps"), so a read that does not show the
-// value written leaves the suite blind to writes, and the scenario not run.
-func (st *State) markerShown(ctx context.Context) error {
-	text, err := st.readText()
-	if err != nil {
+// shape is not shown (source 4, "Gaps"), so a read that fails, or does not
+// show the value written, leaves the suite blind to writes, and the
+// scenario not run.
+func (st *State) markerShown() error {
+	if err := st.needReply(); err != nil {
 		return err
 	}
-	if !strings.Contains(text, st.vars["marker"]) {
+	if tr, ok := st.lastSuccess(); !ok || !strings.Contains(tr.Text, st.vars["marker"]) {
 		return st.skip(fmt.Sprintf("reading back what the control wrote did not show it (%s), so the suite cannot see whether a refused call wrote; "+
 			"check that tools.read and paths.writable name a tool and a file that read what tools.write wrote", describe(st.reply)))
 	}
@@ -69,29 +69,20 @@ func (st *State) markerShown(ctx context.Context) error {
 }
 
 // markerKept judges that nothing wrote over the marker since the control.
-func (st *State) markerKept(ctx context.Context, other string) error {
-	text, err := st.readText()
-	if err != nil {
+// The same read worked in the control, so one that fails now says the
+// refused call changed the file too.
+func (st *State) markerKept(other string) error {
+	if err := st.needReply(); err != nil {
 		return err
 	}
-	if !strings.Contains(text, st.vars["marker"]) || strings.Contains(text, other) {
-		return st.depart("the file after the refused call", fmt.Sprintf("still %q, as the control wrote it", st.vars["marker"]), abbreviate(text), st.reply.Last())
+	tr, ok := st.lastSuccess()
+	if !ok {
+		return st.depart("read of the file the control wrote, after the refused call", "HTTP 200 with a tool result that is not an error, as in the control", describe(st.reply), st.reply.Last())
+	}
+	if !strings.Contains(tr.Text, st.vars["marker"]) || strings.Contains(tr.Text, other) {
+		return st.depart("the file after the refused call", fmt.Sprintf("still %q, as the control wrote it", st.vars["marker"]), abbreviate(tr.Text), st.reply.Last())
 	}
 	return nil
-}
-
-// readText is the text of the last read, which must have succeeded: a read
-// that worked in the control and fails now says the host changed under the
-// run, which is a departure of its own.
-func (st *State) readText() (string, error) {
-	if err := st.needReply(); err != nil {
-		return "", err
-	}
-	tr, err := st.reply.ToolResult()
-	if st.reply.Status != http.StatusOK || err != nil || tr.IsError {
-		return "", st.depart("read of the file the control wrote", "HTTP 200 with a tool result that is not an error", describe(st.reply), st.reply.Last())
-	}
-	return tr.Text, nil
 }
 
 // noResultFor judges one request of a batch by its answer alone: a result

@@ -277,11 +277,21 @@ func (st *State) callSucceeded() error {
 	if err := st.needReply(); err != nil {
 		return err
 	}
-	tr, err := st.reply.ToolResult()
-	if st.reply.Status != http.StatusOK || err != nil || tr.IsError {
+	if _, ok := st.lastSuccess(); !ok {
 		return st.skip(fmt.Sprintf("the call of %s did not succeed (%s), so it shows nothing of what the provider implements", st.called, describe(st.reply)))
 	}
 	return nil
+}
+
+// lastSuccess is the last reply's tool result when the call succeeded:
+// HTTP 200 with a result that is not an error. For premises and controls,
+// which say "not run" rather than judge the call.
+func (st *State) lastSuccess() (*mcpclient.ToolResult, bool) {
+	if st.reply == nil || st.reply.Status != http.StatusOK {
+		return nil, false
+	}
+	tr, err := st.reply.ToolResult()
+	return tr, err == nil && !tr.IsError
 }
 
 func (st *State) postRaw(ctx context.Context, contentType string, doc *godog.DocString) error {
