@@ -980,11 +980,16 @@ func (st *State) stateEchoed() error {
 	return nil
 }
 
+// requestURL is the run's valid authorization request as a URL.
+func (st *State) requestURL() (string, error) {
+	req, _ := st.request()
+	return req.URL()
+}
+
 // authorizationWithOrigin sends the valid authorization request as a
 // script on another origin would, with an Origin header.
 func (st *State) authorizationWithOrigin(ctx context.Context) error {
-	req, _ := st.request()
-	u, err := req.URL()
+	u, err := st.requestURL()
 	if err != nil {
 		return err
 	}

@@ -118,8 +118,7 @@ func (st *State) refreshNotRetargeted() error {
 // corsPreflight sends the CORS preflight (Fetch Standard, CORS protocol) a
 // script on corsOrigin would send before its authorization request.
 func (st *State) corsPreflight(ctx context.Context) error {
-	req, _ := st.request()
-	u, err := req.URL()
+	u, err := st.requestURL()
 	if err != nil {
 		return err
 	}
@@ -143,8 +142,7 @@ func (st *State) corsPreflight(ctx context.Context) error {
 // the endpoint or the request is wrong, and a missing CORS header on it
 // would prove nothing.
 func (st *State) authorizationAnswered(ctx context.Context) error {
-	req, _ := st.request()
-	u, err := req.URL()
+	u, err := st.requestURL()
 	if err != nil {
 		return err
 	}
