@@ -10,11 +10,7 @@
 # OIDC_PROVIDER_VERSION picks the provider (default: latest 9.x).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. "$here/lib.sh"
 
 mcp_port=${MCP_PORT:-13200}
 op_port=${OP_PORT:-13201}
@@ -23,7 +19,6 @@ resource="http://127.0.0.1:$mcp_port/mcp"
 other="http://127.0.0.1:$mcp_port/other"
 scope=mcp:tools
 secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
-(cd "$root" && go build -o "$work/conform" ./cmd/conform)
 (cd "$here/gosdk" && go build -o "$work/mcpserver" ./mcpserver && go build -o "$work/approve" ./approve)
 (cd "$work" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "oidc-provider@${OIDC_PROVIDER_VERSION:-9}" >/dev/null)
 cp "$here/oidc-provider/provider.mjs" "$work/"
@@ -33,13 +28,13 @@ echo "server: go-sdk $(cd "$here/gosdk" && go list -m -f '{{.Version}}' github.c
 (cd "$work" && ISSUER=$issuer PORT=$op_port RESOURCE=$resource OTHER_RESOURCE=$other SCOPE=$scope INTROSPECTION_SECRET=$secret \
 	exec node provider.mjs >"$work/op.log" 2>&1) &
 pids+=($!)
-for _ in $(seq 50); do curl -s -o /dev/null "$issuer/.well-known/openid-configuration" && break; sleep 0.2; done
+wait_for "$issuer/.well-known/openid-configuration"
 # The provider names the resource as the audience of its tokens, so the
 # server checks that it is the audience (MCP authorization, Token Handling).
 "$work/mcpserver" -resource "$resource" -issuer "$issuer" -introspection "$issuer/token/introspection" \
 	-client-id mcp-server -client-secret "$secret" -audience "$resource" -scopes-supported "$scope" >"$work/mcp.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do curl -s -o /dev/null "$resource" && break; sleep 0.2; done
+wait_for "$resource"
 
 # The interaction approves at once, so the approval command only follows
 # the provider's redirects to the redirect_uri.
@@ -50,6 +45,4 @@ oauth:
 mcp_authorization:
   other_resource: $other
 PROFILE
-status=0
-"$work/conform" run --spec mcp-authorization --profile "$work/profile.yaml" "$@" || status=$?
-exit $status
+judge "$@"

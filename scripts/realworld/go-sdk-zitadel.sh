@@ -16,31 +16,26 @@
 # issues refresh tokens only with offline_access).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
-trap cleanup EXIT
+. "$here/lib.sh"
 
 mcp_port=${MCP_PORT:-13100}
 op_port=${OP_PORT:-13101}
 issuer="http://localhost:$op_port/"
 redirect_uri=http://127.0.0.1:8765/callback
-(cd "$root" && go build -o "$work/conform" ./cmd/conform)
 (cd "$here/gosdk" && go build -o "$work/mcpserver" ./mcpserver && go build -o "$work/approve" ./approve &&
 	go build -o "$work/op" github.com/zitadel/oidc/v3/example/server)
 echo "server: go-sdk $(cd "$here/gosdk" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk), authorization server: zitadel/oidc $(cd "$here/gosdk" && go list -m -f '{{.Version}}' github.com/zitadel/oidc/v3) example/server"
 
 PORT=$op_port REDIRECT_URI=$redirect_uri "$work/op" >"$work/op.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do curl -s -o /dev/null "${issuer}.well-known/openid-configuration" && break; sleep 0.2; done
+wait_for "${issuer}.well-known/openid-configuration"
 # The example provider's access tokens name the client as their audience,
 # so the server introspects as that client; it advertises openid, which the
 # provider demands of every authorization request.
 "$work/mcpserver" -resource "http://127.0.0.1:$mcp_port/mcp" -issuer "$issuer" \
 	-introspection "${issuer}oauth/introspect" -client-id native -scopes-supported openid >"$work/mcp.log" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do curl -s -o /dev/null "http://127.0.0.1:$mcp_port/mcp" && break; sleep 0.2; done
+wait_for "http://127.0.0.1:$mcp_port/mcp"
 
 cat >"$work/profile.yaml" <<PROFILE
 target: http://127.0.0.1:$mcp_port/mcp
@@ -52,6 +47,4 @@ mcp_authorization:
   scope: "${SCOPE-openid offline_access}"
   other_resource: http://127.0.0.1:$mcp_port/other
 PROFILE
-status=0
-"$work/conform" run --spec mcp-authorization --profile "$work/profile.yaml" "$@" || status=$?
-exit $status
+judge "$@"

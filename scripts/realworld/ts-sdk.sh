@@ -8,15 +8,10 @@
 # STRICT=1 starts the example with --oauth-strict (audience checked).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d)
-pid=""
-cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+. "$here/lib.sh"
 
 mcp_port=${MCP_PORT:-13000}
 auth_port=${MCP_AUTH_PORT:-13001}
-(cd "$root" && go build -o "$work/conform" ./cmd/conform)
 (cd "$work" && npm init -y >/dev/null && npm install --silent --no-audit --no-fund "@modelcontextprotocol/sdk@${SDK_VERSION:-1}" express >/dev/null)
 sdk="$work/node_modules/@modelcontextprotocol/sdk"
 echo "server: @modelcontextprotocol/sdk $(node -p "require('$sdk/package.json').version") simpleStreamableHttp.js --oauth${STRICT:+ --oauth-strict}"
@@ -24,8 +19,8 @@ flags="--oauth"
 [ -n "${STRICT:-}" ] && flags="$flags --oauth-strict"
 # exec, so that the pid cleanup kills is node's own, not a subshell's.
 (cd "$work" && MCP_PORT=$mcp_port MCP_AUTH_PORT=$auth_port exec node "$sdk/dist/esm/examples/server/simpleStreamableHttp.js" $flags >"$work/server.log" 2>&1) &
-pid=$!
-for _ in $(seq 50); do curl -s -o /dev/null "http://localhost:$mcp_port/mcp" && break; sleep 0.2; done
+pids+=($!)
+wait_for "http://localhost:$mcp_port/mcp"
 
 # The demo authorization server approves at once, redirecting to the
 # redirect_uri: the approval command only has to read where it points.
@@ -36,6 +31,4 @@ oauth:
 mcp_authorization:
   other_resource: http://localhost:$mcp_port/other
 PROFILE
-status=0
-"$work/conform" run --spec mcp-authorization --profile "$work/profile.yaml" "$@" || status=$?
-exit $status
+judge "$@"
