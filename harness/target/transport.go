@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,14 +36,30 @@ type Connection struct {
 // DefaultTimeout bounds a request when the user sets no timeout.
 const DefaultTimeout = 30 * time.Second
 
-// ParseHeader reads a header given as "Name: value", as curl takes it.
+// reserved are the headers the scenarios set, or leave out on purpose, to
+// check what they check: one the user added would change what was sent
+// behind the harness's back, and a verdict would blame the host for it.
+var reserved = []string{"Authorization", "Proxy-Authorization", "Cookie", "Origin", "Host", "Content-Type",
+	"Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name", "Last-Event-Id"}
+
+// ParseHeader reads a header given as "Name: value", as curl takes it. The
+// headers the harness itself decides are refused.
 func ParseHeader(s string) (string, string, error) {
 	name, value, ok := strings.Cut(s, ":")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" || strings.ContainsAny(name, " \t") {
-		return "", "", fmt.Errorf("header %q: give it as 'Name: value'", s)
+		// The text before the first space only: the rest may be a key.
+		shown, _, _ := strings.Cut(strings.TrimSpace(s), " ")
+		return "", "", fmt.Errorf("header %q...: give it as 'Name: value'", shown)
 	}
-	return textproto.CanonicalMIMEHeaderKey(name), strings.TrimSpace(value), nil
+	name = textproto.CanonicalMIMEHeaderKey(name)
+	if slices.Contains(reserved, name) {
+		if name == "Authorization" || name == "Proxy-Authorization" || name == "Cookie" {
+			return "", "", fmt.Errorf("header %s: conform decides when a request carries a credential; give the host's credential with the profile's credential_env (or conform login)", name)
+		}
+		return "", "", fmt.Errorf("header %s: conform sets it, or leaves it out, as each check needs", name)
+	}
+	return name, strings.TrimSpace(value), nil
 }
 
 // Connect makes every request of the target go out as c says.

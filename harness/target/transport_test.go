@@ -37,6 +37,17 @@ var _ = Describe("the connection the user sets", func() {
 			_, _, err := target.ParseHeader(bad)
 			Expect(err).To(MatchError(ContainSubstring("'Name: value'")), bad)
 		}
+		_, _, err = target.ParseHeader("X-Api-Key s3cret-key")
+		Expect(err.Error()).NotTo(ContainSubstring("s3cret-key"), "a malformed header's value may be a key")
+	})
+
+	It("refuses the headers the checks decide themselves, naming where a credential goes", func() {
+		for _, h := range []string{"Authorization: Bearer x", "origin: http://x", "Mcp-Session-Id: 1", "MCP-Protocol-Version: 2025-06-18"} {
+			_, _, err := target.ParseHeader(h)
+			Expect(err).To(HaveOccurred(), h)
+		}
+		_, _, err := target.ParseHeader("Authorization: Bearer x")
+		Expect(err).To(MatchError(ContainSubstring("credential_env")))
 	})
 
 	It("sends the user's headers to the target's origin only, never to another", func() {
