@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"github.com/conform-mcp/conform/harness/login"
@@ -32,15 +33,18 @@ func fillCredentials(ctx context.Context, t *target.Target, stderr io.Writer) {
 		return
 	}
 	if t.Credential == "" {
-		t.Credential = signInTo(ctx, p, p.Target, t.Approve, stderr)
+		t.Credential = signInTo(ctx, t.HTTP, p, p.Target, t.Approve, stderr)
 	}
 	if p.Peer != nil && t.PeerCredential == "" {
-		t.PeerCredential = signInTo(ctx, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), stderr)
+		t.PeerCredential = signInTo(ctx, t.HTTP, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), stderr)
 	}
 }
 
-func signInTo(ctx context.Context, p profile.Profile, base string, approve target.Approver, stderr io.Writer) string {
-	oc := oauthclient.New(base, p.OAuth.Endpoints(), nil)
+// signInTo signs in through the run's own HTTP client, so that the user's
+// connection flags (a gateway's headers, --insecure, --timeout, -v) hold for
+// the sign-in as for every other request.
+func signInTo(ctx context.Context, hc *http.Client, p profile.Profile, base string, approve target.Approver, stderr io.Writer) string {
+	oc := oauthclient.New(base, p.OAuth.Endpoints(), hc)
 	token, err := signin.Device(ctx, oc, approve, target.Sleep)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: could not sign in to %s with the device approval command: %v\n", base, err)
@@ -52,13 +56,13 @@ func signInTo(ctx context.Context, p profile.Profile, base string, approve targe
 
 // warnEmptyCredentials says once, before anything is sent, that a variable
 // the profile names for a credential is set but empty: usually a CI secret
-// that did not reach the job. The run goes on (the scenarios that need the
-// credential are not run, with the reason), but the cause is told up front
+// that did not reach the job. The run goes on (with a stored or signed-in
+// credential if there is one, else without), but the cause is told up front
 // rather than left to be guessed from a list of not-run scenarios.
 func warnEmptyCredentials(p profile.Profile, stderr io.Writer) {
 	check := func(key, name string) {
 		if v, set := os.LookupEnv(name); set && v == "" {
-			fmt.Fprintf(stderr, "conform: warning: %s names %s, which is set but empty; the scenarios that need that credential will not run\n", key, name)
+			fmt.Fprintf(stderr, "conform: warning: %s names %s, which is set but empty; conform uses a credential conform login stored or one it signs in for, if it has one, else the scenarios that need it are not run\n", key, name)
 		}
 	}
 	if p.CredentialEnv != "" {
