@@ -15,11 +15,13 @@ import (
 // each supplied credential accepted by the instance that issued it).
 const preflightCheck = "an anonymous tools/list answering HTTP 200 with a JSON-RPC result (source 7.5, step 1), and every credential supplied accepted by the instance that issued it"
 
-// writeStopped writes the file reports of a run the pre-flight stopped: one
-// failing scenario carrying the pre-flight's message, so that a CI job that
-// uploads its reports shows why nothing ran. The reports on stdout are left
-// out: the message is on stderr already.
-func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, pack string, started time.Time, stopped error) error {
+// writeStopped writes the file reports of a run the pre-flight stopped, so
+// that a CI job that uploads its reports shows why nothing ran: one failing
+// scenario carrying the pre-flight's message when the target failed it, one
+// not run when the user's set-up did (usage, a credential refused: exit 2),
+// which is no verdict on the host. The reports on stdout are left out: the
+// message is on stderr already.
+func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, pack string, started time.Time, stopped error, usage bool) error {
 	var files []report.Output
 	for _, o := range outputs {
 		if o.Path != "" {
@@ -44,6 +46,10 @@ func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, p
 			Actual:   stopped.Error(),
 		},
 	}}
+	if usage {
+		r := &run.Results[0]
+		r.Status, r.Reason, r.Departure = outcome.NotRun, "usage error: "+stopped.Error(), nil
+	}
 	if err := report.WriteAll(files, stdout, run); err != nil {
 		return fmt.Errorf("write reports: %w", err)
 	}

@@ -117,7 +117,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		if errors.As(err, &ue) {
 			code = outcome.ExitUsage
 		}
-		if werr := writeStopped(outputs, stdout, t, f.pack, started, err); werr != nil {
+		if werr := writeStopped(outputs, stdout, t, f.pack, started, err, code == outcome.ExitUsage); werr != nil {
 			fmt.Fprintln(stderr, "conform:", werr)
 		}
 		return &exitError{code: code, err: err}

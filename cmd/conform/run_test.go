@@ -299,6 +299,28 @@ var _ = Describe("conform run", func() {
 		}
 	})
 
+	It("writes a stop for the user's set-up (a credential refused, exit 2) as not run, never as the host's failure", func() {
+		f := serveFake(nil)
+		out := filepath.Join(home, "reports", "refused.json")
+		exits(conform([]string{"CONFORM_CREDENTIAL=conform-bogus-credential"}, "run", "--target", f.url, "--format", "json:"+out), 2)
+		raw, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred())
+		var doc struct {
+			ExitCode  int `json:"exit_code"`
+			Scenarios []struct {
+				Outcome  string `json:"outcome"`
+				FailsRun bool   `json:"fails_run"`
+				Reason   string `json:"reason"`
+			} `json:"scenarios"`
+		}
+		Expect(json.Unmarshal(raw, &doc)).To(Succeed())
+		Expect(doc.Scenarios).To(HaveLen(1))
+		Expect(doc.Scenarios[0].Outcome).To(Equal("not_run"))
+		Expect(doc.Scenarios[0].FailsRun).To(BeFalse())
+		Expect(doc.Scenarios[0].Reason).To(HavePrefix("usage error: "))
+		Expect(doc.ExitCode).NotTo(Equal(1))
+	})
+
 	It("tries no sign-in against a target that is not a tool host", func() {
 		web := httptest.NewServer(http.NotFoundHandler())
 		DeferCleanup(web.Close)
