@@ -36,6 +36,9 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
 	if path != "" {
 		w.lines[n.Line] = path
 	}
@@ -49,6 +52,12 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 		fields := yamlFields(t)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, value := n.Content[i], n.Content[i+1]
+			if key.Tag == "!!merge" {
+				// "<<: *anchor" (or a list of them) merges another
+				// mapping's keys into this one: they are this type's keys.
+				w.merge(value, t, path)
+				continue
+			}
 			full := join(path, key.Value)
 			f, ok := fields[key.Value]
 			if !ok {
@@ -66,6 +75,17 @@ func (w *keyWalker) walk(n *yaml.Node, t reflect.Type, path string) {
 			w.walk(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value))
 		}
 	}
+}
+
+// merge walks the mappings a merge key brings in as keys of t.
+func (w *keyWalker) merge(value *yaml.Node, t reflect.Type, path string) {
+	if value.Kind == yaml.SequenceNode {
+		for _, item := range value.Content {
+			w.walk(item, t, path)
+		}
+		return
+	}
+	w.walk(value, t, path)
 }
 
 // yamlFields maps a struct's YAML keys to their types.

@@ -142,6 +142,14 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Expect(p.MCPAuthorization.Scoped().Params).To(Equal(map[string]any{"name": "add"}))
 	})
 
+	It("takes YAML merge keys, and judges the keys they bring in", func() {
+		p, err := profile.Parse([]byte("target: http://127.0.0.1:3000\npaths: &p {open: /public/readme.md}\npeer: {target: http://127.0.0.1:3001, <<: {credential_env: PEER_TOKEN}}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Peer.CredentialEnv).To(Equal("PEER_TOKEN"))
+		_, err = profile.Parse([]byte("target: http://127.0.0.1:3000\npeer: {target: http://127.0.0.1:3001, <<: {credentials_env: PEER_TOKEN}}\n"))
+		Expect(err).To(MatchError(ContainSubstring("peer.credentials_env")))
+	})
+
 	DescribeTable("refuses what a run cannot use",
 		func(yaml, message string) {
 			_, err := profile.Parse([]byte("target: http://127.0.0.1:3000\nmcp_authorization:\n" + yaml))

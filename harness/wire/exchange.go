@@ -43,7 +43,7 @@ var secretHeaders = map[string]bool{
 
 // secretFields are JSON members and form fields whose values are credentials
 // (RFC 6749 section 5.1 and 6, RFC 8628 section 3.2 and 3.4, RFC 7636 section 4.5).
-var secretFields = []string{"access_token", "refresh_token", "device_code", "code", "code_verifier", "client_secret", "csrf"}
+var secretFields = []string{"access_token", "refresh_token", "id_token", "registration_access_token", "device_code", "code", "code_verifier", "client_secret", "csrf"}
 
 var jsonSecret = regexp.MustCompile(`("(?:` + strings.Join(secretFields, "|") + `)"\s*:\s*)"(?:[^"\\]|\\.)*"`)
 
