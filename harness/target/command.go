@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // stderrLines is how many of its last stderr lines a failed approval
@@ -22,10 +24,16 @@ func runCommand(ctx context.Context, key, script, name string, args ...string) (
 	cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", script, name}, args...)...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		// What the command wrote may quote a URL with a code or a token in
+		// it, and the reason goes into report files.
 		if tail := lastLines(stderr.String(), stderrLines); tail != "" {
-			return nil, fmt.Errorf("%s: %w; its stderr ends: %s", key, err, tail)
+			return nil, fmt.Errorf("%s: %w; its stderr ends: %s", key, err, wire.MaskQuery(tail))
 		}
-		return nil, fmt.Errorf("%s: %w, with nothing on stderr", key, err)
+		// Some scripts say what went wrong on stdout.
+		if tail := lastLines(stdout.String(), stderrLines); tail != "" {
+			return nil, fmt.Errorf("%s: %w, with nothing on stderr; its stdout ends: %s", key, err, wire.MaskQuery(tail))
+		}
+		return nil, fmt.Errorf("%s: %w, with nothing on stderr or stdout", key, err)
 	}
 	return stdout.Bytes(), nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 type fakeClock struct{ advanced time.Duration }
@@ -133,7 +134,9 @@ var _ = Describe("the mcp-authorization capabilities", func() {
 		Expect(err).To(MatchError("authorization_approval_command: exit status 1; its stderr ends: " +
 			"log line 4 | log line 5 | log line 6 | log line 7 | authorize: no owner secret in data/owner-secret"))
 		_, err = target.CommandAuthorizationApprover("exit 1", "http://h:1")(ctx, "http://as.example/authorize")
-		Expect(err).To(MatchError("authorization_approval_command: exit status 1, with nothing on stderr"))
+		Expect(err).To(MatchError("authorization_approval_command: exit status 1, with nothing on stderr or stdout"))
+		_, err = target.CommandAuthorizationApprover(`echo "redirected to http://127.0.0.1:8765/cb?code=s3cret-code&state=x"; echo "but the host said no"; exit 1`, "http://h:1")(ctx, "http://as.example/authorize")
+		Expect(err).To(MatchError(ContainSubstring("its stdout ends: redirected to http://127.0.0.1:8765/cb?code=" + wire.Masked + "&state=x | but the host said no")))
 	})
 
 	It("fails when the approval command fails or prints nothing", func() {
