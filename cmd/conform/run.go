@@ -89,7 +89,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		return usage("%v", err)
 	}
 	if f.scenario != "" {
-		if _, err := runner.FindScenario(f.pack, f.scenario); err != nil {
+		if _, err := runner.FindScenario(f.pack, f.scenario, f.tags, sections); err != nil {
 			return usage("--scenario: %v", err)
 		}
 	}

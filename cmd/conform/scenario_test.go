@@ -60,6 +60,11 @@ var _ = Describe("stable scenario IDs", func() {
 		Expect(s.Err).To(gbytes.Say(`no scenario of pack source has the ID "AUTH-3/no-such-scenario"`))
 	})
 
+	It("is a usage error for a scenario the sections or --tags leave out", func() {
+		s := exits(conform(nil, "run", "--target", "http://127.0.0.1:1", "--scenario", "T401-1/401-anonymous-privileged-call-carries-challenge-body", "7.3"), 2)
+		Expect(s.Err).To(gbytes.Say(`not among those --tags and the sections select`))
+	})
+
 	It("takes stable IDs in --expected-failures", func() {
 		file := writeFile("expected-stable.txt", "T401-1/401-anonymous-privileged-call-carries-challenge-body\n")
 		f := serveFake([]fakehost.Break{fakehost.ChallengeMissing})

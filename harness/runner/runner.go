@@ -248,13 +248,32 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	return listIn(features.FS, sp, expr)
 }
 
-// FindScenario returns the scenario of a pack whose ID or stable ID is id.
-func FindScenario(pack, id string) (Listing, error) {
+// FindScenario returns the scenario of a pack whose ID or stable ID is id,
+// which the tag expression and sections must select too: a selection that
+// leaves it out contradicts it, which is the user's mistake.
+func FindScenario(pack, id, tags string, sections []string) (Listing, error) {
 	sp, err := spec.LoadPack(pack)
 	if err != nil {
 		return Listing{}, err
 	}
-	return findIn(features.FS, sp, id)
+	one, err := findIn(features.FS, sp, id)
+	if err != nil {
+		return Listing{}, err
+	}
+	expr, err := Selection(sp, tags, sections)
+	if err != nil {
+		return Listing{}, err
+	}
+	selected, err := listIn(features.FS, sp, expr)
+	if err != nil {
+		return Listing{}, err
+	}
+	for _, l := range selected {
+		if l.ID == one.ID {
+			return one, nil
+		}
+	}
+	return Listing{}, fmt.Errorf("the scenario %q is not among those --tags and the sections select: drop them, or name one they select", one.ID)
 }
 
 func findIn(fsys fs.FS, sp *spec.Spec, id string) (Listing, error) {
