@@ -160,6 +160,22 @@ func (run Run) Tolerated(r Result) bool {
 	return r.Status == Failed && (r.Expected || (!run.Strict && r.Level() == spec.Should))
 }
 
+// FailsRun says whether r alone makes the run exit 1: a failure that is not
+// tolerated, a harness error, or an expected failure that now passes (a
+// stale baseline). Reports mark results one by one with this rule, the one
+// ExitCode applies to the run.
+func (run Run) FailsRun(r Result) bool {
+	switch r.Status {
+	case Failed:
+		return !run.Tolerated(r)
+	case HarnessError:
+		return true
+	case Passed:
+		return r.Expected
+	}
+	return false
+}
+
 // Tally counts the run's results, deciding which failures count.
 func (run Run) Tally() Counts {
 	var c Counts
@@ -196,11 +212,13 @@ const (
 // error or a stale expected failure; 3 if nothing failed but something was
 // not run, or nothing ran at all; 0 only when every selected scenario ran and passed.
 func (run Run) ExitCode() int {
+	for _, r := range run.Results {
+		if run.FailsRun(r) {
+			return ExitFailed
+		}
+	}
 	c := run.Tally()
-	switch {
-	case c.Failed-c.Tolerated > 0, c.HarnessErrors > 0, c.Stale > 0:
-		return ExitFailed
-	case c.NotRun > 0, c.Passed+c.Failed == 0:
+	if c.NotRun > 0 || c.Passed+c.Failed == 0 {
 		return ExitIncomplete
 	}
 	return ExitPassed

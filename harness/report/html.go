@@ -164,7 +164,7 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 		Where:   fmt.Sprintf("%s:%d", r.FeatureFile, r.Line),
 		Verdict: verdict(run, r),
 		// Everything that makes the run exit 1.
-		decisive: stale(r) || r.Status == outcome.HarnessError || (r.Status == outcome.Failed && !run.Tolerated(r)),
+		decisive: run.FailsRun(r),
 	}
 	for _, st := range r.Steps {
 		hs := htmlStep{Keyword: strings.TrimSpace(st.Keyword), Text: stepText(st), Status: st.Status, Line: st.Line}

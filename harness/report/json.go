@@ -128,7 +128,7 @@ func newJSONScenario(run outcome.Run, r outcome.Result) jsonScenario {
 		Tags:            append([]string{}, r.Tags...),
 		Requirements:    []jsonRequirement{},
 		Outcome:         jsonOutcome(r.Status),
-		FailsRun:        failsRun(run, r),
+		FailsRun:        run.FailsRun(r),
 		ExpectedFailure: r.Expected,
 		Reason:          r.Reason,
 		Exchanges:       []wire.Exchange{},
@@ -158,17 +158,4 @@ func jsonOutcome(s outcome.Status) string {
 		return "harness_error"
 	}
 	return string(s)
-}
-
-// failsRun says whether r makes the run exit 1, by the rule of
-// outcome.Run.ExitCode: a failure not tolerated, a harness error, or an
-// expected failure that now passes.
-func failsRun(run outcome.Run, r outcome.Result) bool {
-	switch {
-	case stale(r), r.Status == outcome.HarnessError:
-		return true
-	case r.Status == outcome.Failed:
-		return !run.Tolerated(r)
-	}
-	return false
 }

@@ -107,12 +107,13 @@ func requirementVerdict(run outcome.Run, rs []outcome.Result) (string, string, i
 	var failed, harness, tolerated, notRun int
 	for _, r := range rs {
 		switch {
-		case r.Status == outcome.Failed && run.Tolerated(r):
-			tolerated++
-		case r.Status == outcome.Failed:
-			failed++
 		case r.Status == outcome.HarnessError:
 			harness++
+		case run.FailsRun(r):
+			// A counted failure, or an expected failure that now passes.
+			failed++
+		case run.Tolerated(r):
+			tolerated++
 		case r.Status == outcome.NotRun:
 			notRun++
 		}
