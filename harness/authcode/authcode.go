@@ -217,11 +217,20 @@ func ApplicationType(redirectURI string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "native"
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if LoopbackHost(u.Hostname()) {
 		return "native"
 	}
 	return "web"
+}
+
+// LoopbackHost says whether a URL's host name is the loopback: "localhost"
+// (in any case) or a loopback IP literal.
+func LoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // Token posts a token request to the endpoint as a public client.

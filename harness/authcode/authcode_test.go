@@ -33,6 +33,7 @@ var _ = Describe("the authorization code client", func() {
 		Entry("a loopback IP", "http://127.0.0.1:8765/callback", "native"),
 		Entry("an IPv6 loopback IP", "http://[::1]:8765/callback", "native"),
 		Entry("localhost", "http://localhost:3000/callback", "native"),
+		Entry("localhost in capitals, which names the same host", "http://LOCALHOST:3000/callback", "native"),
 		Entry("a private-use scheme", "com.example.app:/callback", "native"),
 		Entry("a remote https host", "https://app.example/callback", "web"),
 		Entry("a remote http host", "http://app.example/callback", "web"),

@@ -1270,7 +1270,7 @@ func (st *State) asHTTPS() error {
 		if err != nil || u.Scheme != "http" {
 			continue
 		}
-		if loopbackHost(u.Hostname()) {
+		if authcode.LoopbackHost(u.Hostname()) {
 			loopback = append(loopback, k)
 		} else {
 			plain = append(plain, fmt.Sprintf("%s %s", k, u))
@@ -1284,15 +1284,6 @@ func (st *State) asHTTPS() error {
 		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
 	}
 	return nil
-}
-
-// loopbackHost is localhost or a loopback IP literal.
-func loopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // widerScope is a scope no authorization server granted the suite.
