@@ -6,35 +6,44 @@
 #   INPUT_PROFILE   target profile; empty runs against the embedded reference host
 #   INPUT_SPEC      specification pack (source, mcp-authorization)
 #   INPUT_FORMATS   report formats, as conform run --format takes them
-#   INPUT_ARGS      more arguments for conform run, split on spaces (sections, --tags, --strict)
+#   INPUT_TAGS      a tag expression for --tags, spaces and all
+#   INPUT_ARGS      more arguments for conform run, split on white space over
+#                   any number of lines (sections, --strict, --scenario ID)
 #   GITHUB_OUTPUT   the file step outputs are appended to
 set -uo pipefail
 : "${CONFORM_BIN:?the conform binary}" "${GITHUB_OUTPUT:?the step output file}"
 
-# The counts come from a JUnit report of the run's own, whatever formats
-# were asked for: its totals are attributes of <testsuites>.
-counts="$(mktemp -d)/counts.xml"
-args=(run --spec "${INPUT_SPEC:-source}" --format "${INPUT_FORMATS:-progress},junit:$counts")
+# The counts come from a JSON report of the run's own, whatever formats were
+# asked for: the same counts conform prints at the end of the run.
+counts="$(mktemp -d)/counts.json"
+args=(run --spec "${INPUT_SPEC:-source}" --format "${INPUT_FORMATS:-progress},json:$counts")
 if [ -n "${INPUT_PROFILE:-}" ]; then
   args+=(--profile "$INPUT_PROFILE")
 fi
-read -r -a extra <<<"${INPUT_ARGS:-}"
+if [ -n "${INPUT_TAGS:-}" ]; then
+  args+=(--tags "$INPUT_TAGS")
+fi
+extra=()
+read -r -d '' -a extra <<<"${INPUT_ARGS:-}"
 
 "$CONFORM_BIN" "${args[@]}" "${extra[@]}"
 code=$?
 
-attr() {
-  sed -n "s/.*<testsuites[^>]* $1=\"\([0-9]*\)\".*/\1/p" "$counts" 2>/dev/null | head -n 1
+# count NAME: a member of the report's "counts" object, one per line.
+count() {
+  sed -n "/\"counts\": {/,/}/s/^ *\"$1\": \([0-9]*\),\{0,1\}\$/\1/p" "$counts" 2>/dev/null | head -n 1
 }
-tests="$(attr tests)"; failures="$(attr failures)"; errors="$(attr errors)"; skipped="$(attr skipped)"
+passed="$(count passed)"; failed="$(count failed)"; notrun="$(count not_run)"
+harness="$(count harness_errors)"; tolerated="$(count tolerated)"
 {
   echo "exit-code=$code"
-  if [ -n "$tests" ]; then
-    echo "tests=$tests"
-    echo "passed=$((tests - failures - errors - skipped))"
-    echo "failed=$failures"
-    echo "not-run=$skipped"
-    echo "harness-errors=$errors"
+  if [ -n "$passed" ]; then
+    echo "tests=$((passed + failed + notrun + harness))"
+    echo "passed=$passed"
+    echo "failed=$failed"
+    echo "tolerated=$tolerated"
+    echo "not-run=$notrun"
+    echo "harness-errors=$harness"
   fi
 } >>"$GITHUB_OUTPUT"
 exit "$code"

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/conform-mcp/conform/harness/fakehost"
 )
 
 // The GitHub Action (action.yml) is two shell scripts; these specs run them
@@ -80,11 +82,30 @@ var _ = Describe("the GitHub Action's scripts (issue 16 item 1)", Ordered, func(
 		Expect(os.WriteFile(profile, []byte("target: "+host.url+"\n"), 0o600)).To(Succeed())
 		out := filepath.Join(dir, "outputs")
 		script("run.sh", 3, "CONFORM_BIN="+bin, "GITHUB_OUTPUT="+out,
-			"INPUT_PROFILE="+profile, "INPUT_FORMATS=progress", "INPUT_ARGS=--tags @SVC-1,@AUTH-1")
+			"INPUT_PROFILE="+profile, "INPUT_FORMATS=progress", "INPUT_TAGS=@SVC-1,@AUTH-1 && ~@needs-peer")
 		got := outputs(out)
 		Expect(got).To(HaveKeyWithValue("exit-code", "3"))
 		Expect(got).To(HaveKeyWithValue("failed", "0"))
 		Expect(got["not-run"]).NotTo(Equal("0"))
+	})
+
+	It("counts as conform does, a tolerated failure included", func() {
+		host := serveFake([]fakehost.Break{fakehost.ChallengeMissing})
+		dir := GinkgoT().TempDir()
+		profile := filepath.Join(dir, "host.yaml")
+		Expect(os.WriteFile(profile, []byte("target: "+host.url+"\n"), 0o600)).To(Succeed())
+		expected := filepath.Join(dir, "expected.txt")
+		Expect(os.WriteFile(expected, []byte("T401-1/401-anonymous-privileged-call-carries-challenge-body\n"), 0o600)).To(Succeed())
+		out := filepath.Join(dir, "outputs")
+		// The arguments span lines, as a YAML block gives them.
+		s := script("run.sh", 0, "CONFORM_BIN="+bin, "GITHUB_OUTPUT="+out, "INPUT_PROFILE="+profile, "INPUT_FORMATS=progress",
+			"INPUT_ARGS=--scenario\nT401-1/401-anonymous-privileged-call-carries-challenge-body\n--expected-failures "+expected)
+		Expect(string(s.Out.Contents())).To(ContainSubstring("0 passed, 1 failed, 1 tolerated"))
+		got := outputs(out)
+		Expect(got).To(HaveKeyWithValue("tests", "1"))
+		Expect(got).To(HaveKeyWithValue("passed", "0"))
+		Expect(got).To(HaveKeyWithValue("failed", "1"))
+		Expect(got).To(HaveKeyWithValue("tolerated", "1"))
 	})
 
 	It("exposes a usage error's exit code, with no counts to give", func() {
