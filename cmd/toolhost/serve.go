@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/conform-mcp/conform/impl/clientaddr"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/connlimit"
 	"github.com/conform-mcp/conform/impl/host"
@@ -136,7 +137,15 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	}
 	defer h.Close()
 
-	capped := connlimit.Listen(ln, cfg.Connections.Caps())
+	// A trusted proxy's connections carry every client's requests: they
+	// count against the total cap only.
+	proxies, err := clientaddr.New(cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
+	caps := cfg.Connections.Caps()
+	caps.Shared = proxies.Trusts
+	capped := connlimit.Listen(ln, caps)
 	srv := &http.Server{
 		Handler:           h.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,

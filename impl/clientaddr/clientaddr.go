@@ -69,7 +69,7 @@ func (r Resolver) Addr(req *http.Request) (addr netip.Addr, raw string, ok bool)
 	}
 	hops := forwardedFor(req.Header)
 	for i := len(hops) - 1; i >= 0; i-- {
-		hop, err := netip.ParseAddr(hops[i])
+		hop, err := parseHop(hops[i])
 		if err != nil || hop.Zone() != "" {
 			break
 		}
@@ -88,6 +88,13 @@ func (r Resolver) Key(req *http.Request) string {
 	if !ok {
 		return raw
 	}
+	return KeyOf(addr)
+}
+
+// KeyOf is an address as a limit's key: the IP, or its /64 for IPv6, where
+// one host usually holds a whole /64.
+func KeyOf(addr netip.Addr) string {
+	addr = addr.Unmap()
 	if addr.Is6() {
 		if p, err := addr.Prefix(64); err == nil {
 			return p.String()
@@ -96,6 +103,10 @@ func (r Resolver) Key(req *http.Request) string {
 	return addr.String()
 }
 
+// Trusts says whether addr is one of the trusted proxies, whose connections
+// carry every client's requests.
+func (r Resolver) Trusts(addr netip.Addr) bool { return r.trusts(addr.Unmap()) }
+
 func (r Resolver) trusts(addr netip.Addr) bool {
 	for _, p := range r.trusted {
 		if p.Contains(addr) {
@@ -103,6 +114,16 @@ func (r Resolver) trusts(addr netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, which some proxies
+// write with the client's port ("203.0.113.9:41234", "[2001:db8::1]:443").
+func parseHop(hop string) (netip.Addr, error) {
+	if addr, err := netip.ParseAddr(hop); err == nil {
+		return addr, nil
+	}
+	ap, err := netip.ParseAddrPort(hop)
+	return ap.Addr(), err
 }
 
 // forwardedFor lists the X-Forwarded-For entries of every such header line,

@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+
+	"github.com/conform-mcp/conform/impl/clientaddr"
 )
 
 // Limits are the caps; each must be positive.
@@ -24,6 +26,10 @@ type Limits struct {
 	// PerAddress caps the connections of one source address (of one /64
 	// for IPv6) held at once.
 	PerAddress int
+	// Shared, when set, says which source addresses carry many clients'
+	// connections (the trusted reverse proxies): theirs count against Total
+	// only, or a proxy would hold the whole deployment to PerAddress.
+	Shared func(netip.Addr) bool
 }
 
 // Listener is a net.Listener that holds to Limits. Its ConnState must be
@@ -53,7 +59,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := &conn{Conn: raw, owner: l, key: addressKey(raw.RemoteAddr())}
+		c := &conn{Conn: raw, owner: l, key: l.addressKey(raw.RemoteAddr())}
 		admitted, evicted := l.admit(c)
 		for _, e := range evicted {
 			_ = e.Conn.Close()
@@ -72,7 +78,7 @@ func (l *Listener) admit(c *conn) (bool, []*conn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var evicted []*conn
-	if l.byAddr[c.key] >= l.limits.PerAddress {
+	if c.key != "" && l.byAddr[c.key] >= l.limits.PerAddress {
 		e := l.longestWaiting(c.key)
 		if e == nil {
 			return false, nil
@@ -167,18 +173,15 @@ func (c *conn) Close() error {
 	return c.Conn.Close()
 }
 
-// addressKey is the source address a cap counts by: the IP, or its /64 for
-// IPv6, where one host usually holds a whole /64.
-func addressKey(a net.Addr) string {
+// addressKey is the source address the per-address cap counts by
+// (clientaddr.KeyOf), or "" for a shared one, which it does not cap.
+func (l *Listener) addressKey(a net.Addr) string {
 	ap, err := netip.ParseAddrPort(a.String())
 	if err != nil {
 		return a.String()
 	}
-	ip := ap.Addr().Unmap()
-	if ip.Is6() {
-		if p, err := ip.Prefix(64); err == nil {
-			return p.String()
-		}
+	if l.limits.Shared != nil && l.limits.Shared(ap.Addr().Unmap()) {
+		return ""
 	}
-	return ip.String()
+	return clientaddr.KeyOf(ap.Addr())
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -117,6 +118,20 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 			Expect(resp.Body.Close()).To(Succeed())
 		}
 		Eventually(func() (string, error) { return dial(addr, "127.0.0.1").get("/") }).Should(Equal("ok"))
+	})
+
+	It("holds a trusted proxy's connections, which carry every client's, to the total cap only", func() {
+		proxy := netip.MustParseAddr("127.0.0.5")
+		addr := server(connlimit.Limits{Total: 100, PerAddress: 2, Shared: func(a netip.Addr) bool { return a == proxy }}, nil, nil)
+		var held []*client
+		for range 5 {
+			c := dial(addr, "127.0.0.5")
+			Expect(c.get("/")).To(Equal("ok"))
+			held = append(held, c)
+		}
+		for _, c := range held {
+			Expect(c.get("/")).To(Equal("ok"), "none was closed to make room")
+		}
 	})
 
 	It("caps the connections of all addresses together, closing the longest idle of any", func() {

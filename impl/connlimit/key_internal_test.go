@@ -11,7 +11,7 @@ var _ = DescribeTable("the address a cap counts by",
 	func(addr, want string) {
 		tcp, err := net.ResolveTCPAddr("tcp", addr)
 		Expect(err).NotTo(HaveOccurred())
-		Expect(addressKey(tcp)).To(Equal(want))
+		Expect((&Listener{}).addressKey(tcp)).To(Equal(want))
 	},
 	Entry("IPv4", "192.0.2.7:4000", "192.0.2.7"),
 	Entry("IPv4 mapped into IPv6", "[::ffff:192.0.2.7]:4000", "192.0.2.7"),
