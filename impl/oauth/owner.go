@@ -41,8 +41,9 @@ const (
 // The wrong-tries throttle is looked at only once the secret proved wrong:
 // the owner's correct secret is never refused for tries that wrong ones
 // spent, which behind a shared address (a proxy, a NAT) would lock the owner
-// out. The secret is 32 random bytes (package owner), so answering it while
-// wrong ones meet 429 gives a guesser nothing.
+// out. The secret is at least 32 characters of random text, refused when it
+// repeats too few characters (owner.Check), so answering it while wrong
+// ones meet 429 gives a guesser nothing they could use.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	if !readConsentForm(w, r) {

@@ -32,10 +32,27 @@ const EnvVar = "TOOLHOST_OWNER_SECRET"
 // (like an API token), never for a password a person made up.
 const MinLength = 32
 
+// MinDistinct is the fewest different characters accepted. A secret that
+// repeats a few characters ("aaaa...", "passpass...") is long but guessable;
+// 32 random hex digits show all but a few of the 16 (fewer than 10 about once
+// in a million), and a random key of any alphabet shows many more. The sign-in
+// page answers a correct secret even while wrong ones meet the throttle (so
+// wrong tries at a shared address never lock the owner out), which is sound
+// only for a secret nobody can guess.
+const MinDistinct = 10
+
 // Check says why secret cannot serve as the owner secret, or nil.
 func Check(secret string) error {
+	const advice = "(for example: openssl rand -hex 32)"
 	if len(secret) < MinLength {
-		return fmt.Errorf("the owner secret must be at least %d characters of random text (for example: openssl rand -hex 32)", MinLength)
+		return fmt.Errorf("the owner secret must be at least %d characters of random text %s", MinLength, advice)
+	}
+	distinct := map[rune]bool{}
+	for _, c := range secret {
+		distinct[c] = true
+	}
+	if len(distinct) < MinDistinct {
+		return fmt.Errorf("the owner secret repeats too few characters (%d different, at least %d needed) to be random text %s", len(distinct), MinDistinct, advice)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ var _ = Describe("The owner secret", func() {
 	})
 
 	It("takes a given secret instead, without writing a file", func() {
-		given := strings.Repeat("s3cret-", 6)
+		given := strings.Repeat("s3cret-0123456789", 2)
 		path, err := owner.Prepare(st, dir, given)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(path).To(BeEmpty())
@@ -74,9 +74,14 @@ var _ = Describe("The owner secret", func() {
 		Expect(err).To(MatchError(ContainSubstring("at least 32 characters")))
 	})
 
+	It("refuses a long secret that repeats a few characters, which is no random text", func() {
+		_, err := owner.Prepare(st, dir, strings.Repeat("passpass", 5))
+		Expect(err).To(MatchError(ContainSubstring("repeats too few characters (3 different, at least 10 needed)")))
+	})
+
 	It("refuses a secret file others may read", func() {
 		path := filepath.Join(dir, owner.FileName)
-		Expect(os.WriteFile(path, []byte(strings.Repeat("x", 40)), 0o644)).To(Succeed())
+		Expect(os.WriteFile(path, []byte(strings.Repeat("s3cret-0123456789", 2)), 0o644)).To(Succeed())
 		Expect(os.Chmod(path, 0o644)).To(Succeed())
 		_, err := owner.Prepare(st, dir, "")
 		Expect(err).To(MatchError(ContainSubstring("chmod 600")))
