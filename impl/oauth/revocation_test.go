@@ -69,6 +69,18 @@ var _ = Describe("Token revocation (RFC 7009)", func() {
 		Expect(valid(token)).To(BeFalse())
 	})
 
+	It("lets the owner revoke while anonymous requests from the same address have spent the token limit", func() {
+		_, token := h.deviceCredential("guest")
+		for range 200 {
+			if h.anonPostForm("/oauth/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {"c"}}).status == http.StatusTooManyRequests {
+				break
+			}
+		}
+		Expect(revoke(url.Values{"token": {"never-issued"}, "client_id": {"someone"}}).status).To(Equal(http.StatusTooManyRequests), "the limit is spent")
+		Expect(h.postForm("/oauth/revoke", url.Values{"token": {token}}).status).To(Equal(http.StatusOK))
+		Expect(valid(token)).To(BeFalse())
+	})
+
 	It("does not take the owner's session from another site", func() {
 		_, token := h.deviceCredential("guest")
 		req, err := http.NewRequest(http.MethodPost, h.url("/oauth/revoke"), strings.NewReader(url.Values{"token": {token}}.Encode()))

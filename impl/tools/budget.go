@@ -56,11 +56,11 @@ func encodedSize(res *mcp.CallToolResult) int64 {
 }
 
 // escapedLen is the length of s as encoding/json writes it in a string,
-// quotes left out: two bytes for a quote, a backslash and the control
-// characters with a short escape, six for <, >, &, the other control
-// characters, U+2028, U+2029 and each byte of invalid UTF-8 (written
-// \ufffd). No encoder writes a string longer, so the count bounds what the
-// SDK writes.
+// quotes left out: two bytes for a quote, a backslash, \n, \r and \t, six
+// for <, >, &, every other control character (\b and \f included, which
+// encoding/json writes in two: the count may only be high), U+2028, U+2029
+// and each byte of invalid UTF-8 (written \ufffd). No encoder writes a
+// string longer, so the count bounds what the SDK writes.
 func escapedLen(s string) int64 {
 	var n int64
 	for i := 0; i < len(s); {
