@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ import (
 func revokeCommand(stdout io.Writer) *cobra.Command {
 	var base, data string
 	cmd := &cobra.Command{
-		Use:   "revoke --data DIR --target URL TOKEN",
+		Use:   "revoke --data DIR --target URL TOKEN|-",
 		Short: "Revoke a credential or refresh token as the host's owner",
 		Long: `Revoke a credential (access token) or refresh token on a running host, as
 its owner, at the host's revocation endpoint (RFC 7009). A refresh token takes
@@ -29,16 +30,29 @@ reported revoked, as the endpoint answers. The owner secret is found as
 approve finds it: the file ` + owner.FileName + ` in the host's data directory when
 --data is given, otherwise ` + owner.EnvVar + ` when set, otherwise
 ./data/` + owner.FileName + `. It is sent only to --target: plain http to a host
-that is not loopback is refused, and no redirect is followed.`,
+that is not loopback is refused, and no redirect is followed.
+
+TOKEN "-" reads the token from standard input, which keeps it out of the
+process list and the shell's history.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			secret, err := ownerSecret(cmd, data, role.Owner)
 			if err != nil {
 				return fmt.Errorf("revoke: %w", err)
 			}
+			token := args[0]
+			if token == "-" {
+				raw, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), 64<<10))
+				if err != nil {
+					return fmt.Errorf("revoke: read the token from standard input: %w", err)
+				}
+				if token = strings.TrimSpace(string(raw)); token == "" {
+					return fmt.Errorf("revoke: no token on standard input")
+				}
+			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
 			defer cancel()
-			if err := oauth.RevokeAsOwner(ctx, &http.Client{}, base, secret, args[0]); err != nil {
+			if err := oauth.RevokeAsOwner(ctx, &http.Client{}, base, secret, token); err != nil {
 				return err
 			}
 			_, err = fmt.Fprintf(stdout, "revoked on %s\n", base)
