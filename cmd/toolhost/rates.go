@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/conform-mcp/conform/impl/config"
+	"github.com/conform-mcp/conform/impl/oauth"
 )
 
 // rateFlags are toolhost serve's flags for the configuration's rate_limits
@@ -21,10 +23,10 @@ type rateFlags struct {
 
 func (r *rateFlags) bind(fl *pflag.FlagSet) {
 	r.flags = fl
-	fl.IntVar(&r.registrationBurst, "registration-burst", 0, "registrations one source address may make at once (default: the config's rate_limits, else 20)")
-	fl.DurationVar(&r.registrationEvery, "registration-every", 0, "one more registration is allowed every this long once the burst is spent (default: the config's, else 3m)")
-	fl.IntVar(&r.deviceBurst, "device-burst", 0, "device authorizations one source address may start at once (default: the config's, else 30)")
-	fl.DurationVar(&r.deviceEvery, "device-every", 0, "one more device authorization every this long once the burst is spent (default: the config's, else 10s)")
+	fl.IntVar(&r.registrationBurst, "registration-burst", 0, fmt.Sprintf("registrations one source address may make at once (default: the config's rate_limits, else %d)", oauth.DefaultRegistrationBurst))
+	fl.DurationVar(&r.registrationEvery, "registration-every", 0, fmt.Sprintf("one more registration is allowed every this long once the burst is spent (default: the config's, else %s)", oauth.DefaultRegistrationEvery))
+	fl.IntVar(&r.deviceBurst, "device-burst", 0, fmt.Sprintf("device authorizations one source address may start at once (default: the config's, else %d)", oauth.DefaultDeviceBurst))
+	fl.DurationVar(&r.deviceEvery, "device-every", 0, fmt.Sprintf("one more device authorization every this long once the burst is spent (default: the config's, else %s)", oauth.DefaultDeviceEvery))
 }
 
 // apply writes the flags given on the command line into limits.

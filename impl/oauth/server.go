@@ -93,6 +93,16 @@ type Server struct {
 	nextSweep time.Time
 }
 
+// The per-address limits a Server keeps when Options leave them zero: a
+// burst at once, then one more every interval (source 7.3 and 8; RFC 8628
+// section 5.1 for device authorizations).
+const (
+	DefaultRegistrationBurst = 20
+	DefaultRegistrationEvery = 3 * time.Minute
+	DefaultDeviceBurst       = 30
+	DefaultDeviceEvery       = 10 * time.Second
+)
+
 // New returns a Server over the given store. It sweeps expired records once
 // before returning.
 func New(o Options) (*Server, error) {
@@ -103,16 +113,16 @@ func New(o Options) (*Server, error) {
 		o.Clock = clock.System{}
 	}
 	if o.RegistrationBurst <= 0 {
-		o.RegistrationBurst = 20
+		o.RegistrationBurst = DefaultRegistrationBurst
 	}
 	if o.RegistrationEvery <= 0 {
-		o.RegistrationEvery = 3 * time.Minute
+		o.RegistrationEvery = DefaultRegistrationEvery
 	}
 	if o.DeviceBurst <= 0 {
-		o.DeviceBurst = 30
+		o.DeviceBurst = DefaultDeviceBurst
 	}
 	if o.DeviceEvery <= 0 {
-		o.DeviceEvery = 10 * time.Second
+		o.DeviceEvery = DefaultDeviceEvery
 	}
 	if o.TokenBurst <= 0 {
 		o.TokenBurst = 60
