@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // connectionFlags are how conform reaches an external target: the flags
@@ -26,6 +27,25 @@ func (c *connectionFlags) bind(fl *pflag.FlagSet) {
 	fl.DurationVar(&c.timeout, "timeout", target.DefaultTimeout, "time a single request may take")
 	fl.BoolVar(&c.insecure, "insecure", false, "do not verify the target's TLS certificate (self-signed test hosts)")
 	fl.BoolVarP(&c.verbose, "verbose", "v", false, "print every HTTP exchange, credentials masked, to stderr as it completes")
+}
+
+// words are the flags as a printed command line repeats them, each
+// header's value masked (a gateway's key is a secret too); -v, which
+// changes only what is printed, is left out.
+func (c *connectionFlags) words() []string {
+	var out []string
+	for _, h := range c.headers {
+		if name, _, err := target.ParseHeader(h); err == nil {
+			out = append(out, "--header", name+": "+wire.Masked)
+		}
+	}
+	if c.timeout != target.DefaultTimeout {
+		out = append(out, "--timeout", c.timeout.String())
+	}
+	if c.insecure {
+		out = append(out, "--insecure")
+	}
+	return out
 }
 
 // parse checks the flags before anything is sent, and warns once about

@@ -10,6 +10,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
+
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 var _ = Describe("conform run's connection flags", func() {
@@ -48,6 +50,12 @@ var _ = Describe("conform run's connection flags", func() {
 		args := []string{"diagnose", "--target", url, "--tool", "afs_read", "--path", "/public/readme.md", "--anonymous"}
 		exits(conform(nil, append(args, "-H", "X-Gateway-Key: k-123")...), 0)
 		exits(conform(nil, args...), 1)
+
+		By("printing remedies whose command carries the header, its value masked")
+		s := exits(conform(nil, "diagnose", "--target", url, "--tool", "afs_write", "--path", "/overlay/scratch.txt", "--anonymous",
+			"-H", "X-Gateway-Key: k-123", "--insecure"), 1)
+		Expect(stdout(s)).To(ContainSubstring("--header 'X-Gateway-Key: " + wire.Masked + "' --insecure"))
+		Expect(stdout(s)).NotTo(ContainSubstring("k-123"))
 	})
 
 	It("prints every exchange with -v, the credential masked", func() {

@@ -64,6 +64,7 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 				return usage("%v", err)
 			}
 			in.HTTP = conn.Client(in.Target)
+			in.Rerun = connection.words()
 			if len(args) > 0 {
 				in.Arguments = map[string]any{}
 				for k, v := range args {

@@ -44,6 +44,11 @@ type Input struct {
 	// when the host declares collections (source section 1); nil means
 	// search_content, list_content and get_content.
 	ContentTools []string
+	// Rerun are more words for the command a remedy prints to diagnose the
+	// call again: the connection flags this diagnosis was made with (a
+	// gateway's header, --insecure), without which the printed command
+	// would meet another answer. Secret values are the caller's to mask.
+	Rerun []string
 	// HTTP is the client every request goes through; nil means one with a
 	// 30-second timeout.
 	HTTP *http.Client

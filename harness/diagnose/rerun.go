@@ -25,6 +25,7 @@ func (w *walk) rerun(extra ...string) string {
 		}
 	}
 	words = append(words, extra...)
+	words = append(words, w.in.Rerun...)
 	for i, word := range words {
 		if !plainWord.MatchString(word) {
 			words[i] = "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
