@@ -43,4 +43,4 @@ Feature: 4 The JSON-RPC endpoint
   @SVC-7 @EP-5 @id:discovery-document-answers
   Scenario: The discovery document answers
     When a client fetches {base}/.well-known/mcp.json
-    Then the HTTP status of the document is 200
+    Then the HTTP status is 200

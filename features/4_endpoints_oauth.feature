@@ -15,7 +15,7 @@ Feature: 4 The authorization endpoints and discovery documents
   @SVC-7 @EP-4 @id:resource-metadata-document-answers
   Scenario: The resource metadata document answers
     When a client fetches {base}/.well-known/oauth-protected-resource
-    Then the HTTP status of the document is 200
+    Then the HTTP status is 200
 
   @EP-4 @T401-2 @id:resource-metadata-named-401-challenge-answers
   Scenario: The resource metadata named by the 401 challenge answers
@@ -23,7 +23,7 @@ Feature: 4 The authorization endpoints and discovery documents
     When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 401
     When a client fetches the resource_metadata named by the challenge
-    Then the HTTP status of the document is 200
+    Then the HTTP status is 200
 
   @RES-2 @EP-3 @AUTH-1 @needs-approval @id:device-grant-issues-credential-no-expiry-no
   Scenario: The device grant issues a credential with no expiry and no refresh token, accepted in the Authorization header

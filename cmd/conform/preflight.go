@@ -7,13 +7,9 @@ import (
 
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/report"
+	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
 )
-
-// preflightCheck is the pre-flight as one scenario of the reports: what a
-// target must answer before any scenario is run (source 7.5, step 1, and
-// each supplied credential accepted by the instance that issued it).
-const preflightCheck = "an anonymous tools/list answering HTTP 200 with a JSON-RPC result (source 7.5, step 1), and every credential supplied accepted by the instance that issued it"
 
 // writeStopped writes the file reports of a run the pre-flight stopped, so
 // that a CI job that uploads its reports shows why nothing ran: one failing
@@ -21,7 +17,7 @@ const preflightCheck = "an anonymous tools/list answering HTTP 200 with a JSON-R
 // not run when the user's set-up did (usage, a credential refused: exit 2),
 // which is no verdict on the host. The reports on stdout are left out: the
 // message is on stderr already.
-func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, pack string, started time.Time, stopped error, usage bool) error {
+func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, pack *runner.Pack, started time.Time, stopped error, usage bool) error {
 	var files []report.Output
 	for _, o := range outputs {
 		if o.Path != "" {
@@ -31,10 +27,10 @@ func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, p
 	if len(files) == 0 {
 		return nil
 	}
-	run := outcome.Run{Target: t.Profile.Target, Pack: pack, Started: started, Duration: time.Since(started)}
+	run := outcome.Run{Target: t.Profile.Target, Pack: pack.Name, Started: started, Duration: time.Since(started)}
 	run.Results = []outcome.Result{{
 		ID:          "pre-flight: " + t.Profile.Target,
-		Pack:        pack,
+		Pack:        pack.Name,
 		Feature:     "Pre-flight",
 		FeatureFile: "pre-flight",
 		Scenario:    "The target answers the pre-flight, so the scenarios can run",
@@ -42,7 +38,7 @@ func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, p
 		Reason:      stopped.Error(),
 		Departure: &outcome.Departure{
 			Check:    "pre-flight",
-			Expected: preflightCheck,
+			Expected: pack.Preflight.Demand,
 			Actual:   stopped.Error(),
 		},
 	}}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/conform-mcp/conform/harness/credentials"
 	"github.com/conform-mcp/conform/harness/inprocess"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
@@ -85,11 +86,15 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
-	if err := runner.CheckSelection(f.pack, f.tags, sections); err != nil {
+	pack, err := runner.LookupPack(f.pack)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if err := runner.CheckSelection(pack.Name, f.tags, sections); err != nil {
 		return usage("%v", err)
 	}
 	if f.scenario != "" {
-		if _, err := runner.FindScenario(f.pack, f.scenario, f.tags, sections); err != nil {
+		if _, err := runner.FindScenario(pack.Name, f.scenario, f.tags, sections); err != nil {
 			return usage("--scenario: %v", err)
 		}
 	}
@@ -97,7 +102,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
-	t, closeTarget, err := chooseTarget(ctx, f, stderr)
+	t, closeTarget, err := chooseTarget(ctx, f, pack, stderr)
 	if err != nil {
 		return err
 	}
@@ -106,10 +111,10 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		t.Connect(connection)
 	}
 
-	// The pre-flight: first whether this is a tool host at all, so that no
-	// sign-in is tried against something that is not one; then the
-	// credentials, once every source of them has been tried. A stop still
-	// writes the report files, saying why.
+	// The pre-flight: first whether the target is what the pack judges, so
+	// that no sign-in is tried against something that is not; then the
+	// credentials, once the pack has tried every source of them. A stop
+	// still writes the report files, saying why.
 	started := time.Now()
 	stopped := func(err error) error {
 		code := outcome.ExitFailed
@@ -117,26 +122,23 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		if errors.As(err, &ue) {
 			code = outcome.ExitUsage
 		}
-		if werr := writeStopped(outputs, stdout, t, f.pack, started, err, code == outcome.ExitUsage); werr != nil {
+		if werr := writeStopped(outputs, stdout, t, pack, started, err, code == outcome.ExitUsage); werr != nil {
 			fmt.Fprintln(stderr, "conform:", werr)
 		}
 		return &exitError{code: code, err: err}
 	}
-	if err := runner.CheckHostFor(ctx, t, f.pack); err != nil {
+	if err := pack.Preflight.Check(ctx, t); err != nil {
 		return stopped(err)
 	}
 	if !t.InProcess {
-		fillCredentials(ctx, t, stderr)
-		if f.pack == spec.Authorization {
-			fillAuthorizationTokens(ctx, t, stderr)
-		}
+		pack.Prepare(ctx, t, stderr)
 	}
 	if err := runner.CheckCredentials(ctx, t); err != nil {
 		return stopped(err)
 	}
 	run, err := runner.Run(ctx, runner.Options{
 		Target:   t,
-		Pack:     f.pack,
+		Pack:     pack.Name,
 		Tags:     f.tags,
 		Sections: sections,
 		Scenario: f.scenario,
@@ -163,7 +165,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 
 // chooseTarget decides what to run against: a profile, a bare URL with the
 // default profile, or the in-process reference host.
-func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Target, func(), error) {
+func chooseTarget(ctx context.Context, f runFlags, pack *runner.Pack, stderr io.Writer) (*target.Target, func(), error) {
 	var p profile.Profile
 	switch {
 	case f.profile != "":
@@ -185,16 +187,14 @@ func chooseTarget(ctx context.Context, f runFlags, stderr io.Writer) (*target.Ta
 		}
 		return t, closeFn, nil
 	}
-	if f.pack == spec.Authorization {
-		p.EndpointFromTarget()
-	}
+	pack.Fit(&p)
 	if err := p.Validate(); err != nil {
 		return nil, nil, usage("%v", err)
 	}
 	for _, note := range p.Notes {
 		fmt.Fprintln(stderr, "conform:", note)
 	}
-	warnEmptyCredentials(p, stderr)
+	credentials.WarnEmpty(p, stderr)
 	t := target.FromProfile(p)
 	return t, func() {}, nil
 }

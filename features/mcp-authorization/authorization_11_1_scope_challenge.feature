@@ -20,5 +20,6 @@ Feature: authorization.11.1 Scope challenge handling
     Given a caller with a token that lacks the scope the scoped request needs
     And the server serves the request that needs authorization with that token
     When the caller sends the request that needs more scope
-    Then the HTTP status is 403, which SCOPE-1 checks
-    And the "WWW-Authenticate" header is a Bearer challenge with error "insufficient_scope", a scope and a resource_metadata
+    # A premise here: SCOPE-1 judges the status itself.
+    Given that the HTTP status is 403
+    Then the "WWW-Authenticate" header is a Bearer challenge with error "insufficient_scope", a scope and a resource_metadata

@@ -79,19 +79,22 @@ Feature: authorization.9.2 Token handling
   Scenario: The challenge to a request without a token names the scope it needs
     Given an anonymous caller
     When the caller sends the request that needs authorization
-    Then the HTTP status is 401, which TOK-1 checks
-    And the Bearer challenge names a scope
+    # A premise here: TOK-1 judges the status itself.
+    Given that the HTTP status is 401
+    Then the Bearer challenge names a scope
 
   @CHAL-3 @id:challenge-request-without-token-carries-no-error
   Scenario: The challenge to a request without a token carries no error code
     Given an anonymous caller
     When the caller sends the request that needs authorization
-    Then the HTTP status is 401, which TOK-1 checks
-    And the Bearer challenge carries no error
+    # A premise here: TOK-1 judges the status itself.
+    Given that the HTTP status is 401
+    Then the Bearer challenge carries no error
 
   @CHAL-2 @id:challenge-token-server-never-issued-says-invalid
   Scenario: The challenge to a token the server never issued says invalid_token
     Given a caller presenting the Authorization header "Bearer conform-unknown-token-4c1d8e2b9a"
     When the caller sends the request that needs authorization
-    Then the HTTP status is 401, which TOK-3 checks
-    And the Bearer challenge's error is "invalid_token"
+    # A premise here: TOK-3 judges the status itself.
+    Given that the HTTP status is 401
+    Then the Bearer challenge's error is "invalid_token"

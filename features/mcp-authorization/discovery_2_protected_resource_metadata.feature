@@ -17,7 +17,8 @@ Feature: discovery.2 Protected resource metadata discovery
   Scenario: The metadata named by the 401 challenge describes the URL the client requested
     Given an anonymous caller
     When the caller sends the request that needs authorization
-    Then the HTTP status is 401, which TOK-1 checks
+    # A premise here: TOK-1 judges the status itself.
+    Given that the HTTP status is 401
     When a client fetches the metadata the challenge's resource_metadata names
     Then the metadata is a JSON object served with HTTP 200
     And the metadata's resource is the MCP endpoint's URL

@@ -233,3 +233,16 @@ func answers(id json.RawMessage, want string, isError bool) bool {
 	var compact bytes.Buffer
 	return json.Compact(&compact, id) == nil && compact.String() == want
 }
+
+// Answer is the reply as a one-line description reads it (wire.Describe).
+func (r *Reply) Answer() wire.Answer {
+	a := wire.Answer{Status: r.Status, Body: r.Body}
+	if m := r.Message; m != nil {
+		if m.Error != nil {
+			a.RPCError = &wire.RPCError{Code: m.Error.Code, Message: m.Error.Message}
+		} else {
+			a.RPCResult = m.Result != nil
+		}
+	}
+	return a
+}

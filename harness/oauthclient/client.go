@@ -174,3 +174,8 @@ func (c *Client) do(ctx context.Context, method, path, contentType string, body 
 	}
 	return r, nil
 }
+
+// Answer is the reply as a one-line description reads it (wire.Describe).
+func (r *Reply) Answer() wire.Answer {
+	return wire.Answer{Status: r.Status, Body: r.Body, JSON: r.JSON}
+}

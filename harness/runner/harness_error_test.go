@@ -63,7 +63,7 @@ var _ = Describe("a mistake in the suite itself", func() {
 
 		early := byName["A judgement before anything was sent"]
 		Expect(early.Status).To(Equal(outcome.HarnessError))
-		Expect(early.Reason).To(ContainSubstring("no MCP reply yet"))
+		Expect(early.Reason).To(ContainSubstring("no reply yet"))
 
 		Expect(byName["A sound scenario"].Status).To(Equal(outcome.Passed))
 		Expect(r.run.Tally().HarnessErrors).To(Equal(3))

@@ -10,22 +10,18 @@ import (
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
-	"github.com/conform-mcp/conform/spec"
 )
 
-// CheckHostFor is the first half of the pre-flight for a pack. The source
+// checkMCPServer is the mcp-authorization pack's pre-flight. The source
 // pack's (CheckHost) holds the target to the source document's idea of a
-// tool host, whose anonymous tools/list answers 200; the mcp-authorization
-// pack is for any MCP server, most of which answer an anonymous request 401,
-// so for it the pre-flight asks only that the endpoint answers as an MCP
-// server: with a JSON-RPC message, or with the 401 or 403 Bearer challenge
-// of a protected resource (MCP authorization, RFC 6750 section 3). Anything
-// else (a web page, nothing at the URL) is the wrong target, said once,
-// and every status is otherwise left to the scenarios.
-func CheckHostFor(ctx context.Context, t *target.Target, pack string) error {
-	if pack != spec.Authorization {
-		return CheckHost(ctx, t)
-	}
+// tool host, whose anonymous tools/list answers 200; this pack is for any
+// MCP server, most of which answer an anonymous request 401, so it asks
+// only that the endpoint answers as an MCP server: with a JSON-RPC message,
+// or with the 401 or 403 Bearer challenge of a protected resource (MCP
+// authorization, RFC 6750 section 3). Anything else (a web page, nothing at
+// the URL) is the wrong target, said once, and every status is otherwise
+// left to the scenarios.
+func checkMCPServer(ctx context.Context, t *target.Target) error {
 	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
 		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Endpoint(), err)

@@ -291,19 +291,19 @@ var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 	It("lets an MCP server through whether it serves anonymous callers or challenges them", func(ctx context.Context) {
 		open := targetOn(fakehost.New(fakehost.MCPOptions{Mode: fakehost.Sessions}).Handler())
 		open.Profile.MCPAuthorization.ProtectedRequest = profile.Request{Method: "tools/call", Params: map[string]any{"name": "afs_write"}}
-		Expect(runner.CheckHostFor(ctx, open, spec.Authorization)).To(Succeed())
+		Expect(authorizationPreflight(ctx, open)).To(Succeed())
 		protected := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="https://h/.well-known/oauth-protected-resource"`)
 			w.WriteHeader(http.StatusUnauthorized)
 		}))
-		Expect(runner.CheckHostFor(ctx, protected, spec.Authorization)).To(Succeed())
+		Expect(authorizationPreflight(ctx, protected)).To(Succeed())
 		Expect(protected.Profile.MCPAuthorization.ProtectedRequest).To(Equal(profile.Request{Method: "tools/list"}),
 			"with none named, the tools/list the server refused anonymously")
 	})
 
 	It("stops with a usage error naming the key when none is named and the server serves anonymous tools/list", func(ctx context.Context) {
 		open := targetOn(fakehost.New(fakehost.MCPOptions{}).Handler())
-		err := runner.CheckHostFor(ctx, open, spec.Authorization)
+		err := authorizationPreflight(ctx, open)
 		var ue *runner.UsageError
 		Expect(errors.As(err, &ue)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("mcp_authorization.protected_request"))
@@ -315,9 +315,16 @@ var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 			w.WriteHeader(http.StatusNotImplemented)
 			_, _ = w.Write([]byte("<html><body>Unsupported method</body></html>"))
 		}))
-		err := runner.CheckHostFor(ctx, page, spec.Authorization)
+		err := authorizationPreflight(ctx, page)
 		Expect(err).To(MatchError(ContainSubstring("does not answer as an MCP server")))
 		Expect(err.Error()).To(ContainSubstring("HTTP 501 Not Implemented, text/html"))
 		Expect(err.Error()).To(ContainSubstring("No scenario was run"))
 	})
 })
+
+// authorizationPreflight is the mcp-authorization pack's pre-flight.
+func authorizationPreflight(ctx context.Context, t *target.Target) error {
+	pack, err := runner.LookupPack(spec.Authorization)
+	Expect(err).NotTo(HaveOccurred())
+	return pack.Preflight.Check(ctx, t)
+}

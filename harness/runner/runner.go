@@ -25,8 +25,8 @@ import (
 // Options select what to run and how.
 type Options struct {
 	Target *target.Target
-	// Pack names the specification pack to run (spec.Packs); "" is the
-	// default, the source document.
+	// Pack names the specification pack to run (Packs); "" is the default,
+	// the source document.
 	Pack string
 	// Tags is a godog tag expression ("@T401-1,@T401-2 && ~@needs-clock").
 	Tags string
@@ -63,7 +63,7 @@ func Run(ctx context.Context, opts Options) (outcome.Run, error) {
 // run is Run over the features in fsys; the runner's tests give it features
 // of their own (an undefined step) or a subset of the embedded ones.
 func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
-	sp, err := spec.LoadPack(opts.Pack)
+	pack, sp, err := loadPack(opts.Pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
@@ -71,13 +71,13 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	paths, err := packPaths(fsys, sp.Pack)
+	paths, err := packPaths(fsys, pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
 	var only string
 	if opts.Scenario != "" {
-		one, err := findIn(fsys, sp, opts.Scenario)
+		one, err := findIn(fsys, pack, sp, opts.Scenario)
 		if err != nil {
 			return outcome.Run{}, err
 		}
@@ -119,7 +119,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		}
 		status := godog.TestSuite{
 			Name:                "conform",
-			ScenarioInitializer: steps.Initializer(suite),
+			ScenarioInitializer: pack.Vocabulary(suite),
 			Options: &godog.Options{
 				Format:         name,
 				Strict:         true,
@@ -150,31 +150,50 @@ func and(a, b string) string {
 	return a + " && " + b
 }
 
-// packPaths returns where a pack's features are in fsys: the top-level
-// feature files for the default pack, the folder named after the pack for
-// any other. A pack with no features is an error, never an empty run.
-func packPaths(fsys fs.FS, pack string) ([]string, error) {
+// packPaths returns where a pack's features are in fsys: the files its
+// glob names, or its folder. A pack with no features is an error, never an
+// empty run.
+func packPaths(fsys fs.FS, pack *Pack) ([]string, error) {
 	var paths []string
-	if pack == spec.Source {
-		names, err := fs.Glob(fsys, "*.feature")
-		if err != nil {
-			return nil, fmt.Errorf("find the features of pack %s: %w", pack, err)
+	if names, err := fs.Glob(fsys, pack.Features); err != nil {
+		return nil, fmt.Errorf("find the features of pack %s: %w", pack.Name, err)
+	} else if len(names) == 1 && isDir(fsys, names[0]) {
+		if inside, err := fs.Glob(fsys, names[0]+"/*.feature"); err == nil && len(inside) > 0 {
+			paths = names
 		}
+	} else {
 		paths = names
-	} else if names, err := fs.Glob(fsys, pack+"/*.feature"); err == nil && len(names) > 0 {
-		paths = []string{pack}
 	}
 	if len(paths) == 0 {
-		return nil, fmt.Errorf("pack %s has no features", pack)
+		return nil, fmt.Errorf("pack %s has no features", pack.Name)
 	}
 	return paths, nil
+}
+
+// isDir is whether name is a folder of fsys.
+func isDir(fsys fs.FS, name string) bool {
+	info, err := fs.Stat(fsys, name)
+	return err == nil && info.IsDir()
+}
+
+// loadPack returns the named pack and its requirements.
+func loadPack(name string) (*Pack, *spec.Spec, error) {
+	pack, err := LookupPack(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	sp, err := spec.LoadPack(pack.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pack, sp, nil
 }
 
 // CheckSelection checks the pack, the tag expression and the selection by
 // section before anything is sent: each is the user's mistake, to be told as
 // such, never after the target has been asked and perhaps blamed.
 func CheckSelection(pack, tags string, sections []string) error {
-	sp, err := spec.LoadPack(pack)
+	_, sp, err := loadPack(pack)
 	if err != nil {
 		return err
 	}
@@ -237,7 +256,7 @@ type Listing struct {
 // List returns the selected scenarios of a pack ("" for the default) without
 // running any.
 func List(pack, tags string, sections []string) ([]Listing, error) {
-	sp, err := spec.LoadPack(pack)
+	p, sp, err := loadPack(pack)
 	if err != nil {
 		return nil, err
 	}
@@ -245,18 +264,18 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listIn(features.FS, sp, expr)
+	return listIn(features.FS, p, sp, expr)
 }
 
 // FindScenario returns the scenario of a pack whose ID or stable ID is id,
 // which the tag expression and sections must select too: a selection that
 // leaves it out contradicts it, which is the user's mistake.
 func FindScenario(pack, id, tags string, sections []string) (Listing, error) {
-	sp, err := spec.LoadPack(pack)
+	p, sp, err := loadPack(pack)
 	if err != nil {
 		return Listing{}, err
 	}
-	one, err := findIn(features.FS, sp, id)
+	one, err := findIn(features.FS, p, sp, id)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -264,7 +283,7 @@ func FindScenario(pack, id, tags string, sections []string) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	selected, err := listIn(features.FS, sp, expr)
+	selected, err := listIn(features.FS, p, sp, expr)
 	if err != nil {
 		return Listing{}, err
 	}
@@ -276,8 +295,8 @@ func FindScenario(pack, id, tags string, sections []string) (Listing, error) {
 	return Listing{}, fmt.Errorf("the scenario %q is not among those --tags and the sections select: drop them, or name one they select", one.ID)
 }
 
-func findIn(fsys fs.FS, sp *spec.Spec, id string) (Listing, error) {
-	all, err := listIn(fsys, sp, "")
+func findIn(fsys fs.FS, pack *Pack, sp *spec.Spec, id string) (Listing, error) {
+	all, err := listIn(fsys, pack, sp, "")
 	if err != nil {
 		return Listing{}, err
 	}
@@ -289,9 +308,9 @@ func findIn(fsys fs.FS, sp *spec.Spec, id string) (Listing, error) {
 	return Listing{}, fmt.Errorf("no scenario of pack %s has the ID %q: conform list --spec %s prints them", sp.Pack, id, sp.Pack)
 }
 
-// listIn lists the scenarios of sp's pack in fsys that expr selects.
-func listIn(fsys fs.FS, sp *spec.Spec, expr string) ([]Listing, error) {
-	paths, err := packPaths(fsys, sp.Pack)
+// listIn lists the scenarios of a pack in fsys that expr selects.
+func listIn(fsys fs.FS, pack *Pack, sp *spec.Spec, expr string) ([]Listing, error) {
+	paths, err := packPaths(fsys, pack)
 	if err != nil {
 		return nil, err
 	}

@@ -69,21 +69,20 @@ func (st *State) registerAuthz(sc stepContext) {
 	// Token handling and scope challenges (authorization.9.2, 10, 11.1).
 	sc.Step(`^the caller sends the request that needs authorization$`, st.sendProtected)
 	sc.Step(`^the caller sends the request that needs more scope$`, st.sendScoped)
-	sc.Step(`^a caller with an expired token$`, st.withExpiredToken)
-	sc.Step(`^a caller with a token issued for another resource$`, func() error {
+	st.credentials["an expired token"] = noContext(st.withExpiredToken)
+	st.credentials["a token issued for another resource"] = func(context.Context) error {
 		if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
 			return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
 				"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
 		}
 		return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
-	})
-	sc.Step(`^a caller with a token that lacks the scope the scoped request needs$`, func() error {
+	}
+	st.credentials["a token that lacks the scope the scoped request needs"] = func(context.Context) error {
 		return st.withToken(st.Target.Tokens.Limited, "limited-token")
-	})
+	}
 	sc.Step(`^the request is served: HTTP 2xx$`, st.served)
 	sc.Step(`^the server serves the request that needs authorization with the target's credential$`, st.controlServed)
 	sc.Step(`^the request is refused as malformed: 400 or 401, with a Bearer challenge$`, st.refusedAsMalformed)
-	sc.Step(`^the HTTP status is (\d+), which ([A-Z]+-\d) checks$`, st.statusElseSkip)
 	sc.Step(`^the server serves the request that needs authorization with that token$`, st.limitedServed)
 	sc.Step(`^the server refuses the request 403, insufficient permissions$`, st.refusedForScope)
 	sc.Step(`^the server refuses the request that needs authorization without a token$`, st.refusedWithoutToken)
@@ -93,12 +92,10 @@ func (st *State) registerAuthz(sc stepContext) {
 	sc.Step(`^the Bearer challenge names a scope$`, st.challengeNamesScope)
 	sc.Step(`^the Bearer challenge's error is "([^"]*)"$`, st.challengeError)
 	sc.Step(`^the Bearer challenge carries no error$`, st.challengeWithoutError)
-	sc.Step(`^the "([^"]*)" header is a Bearer challenge$`, st.isBearerChallenge)
-	sc.Step(`^the "([^"]*)" header is a Bearer challenge with error "([^"]*)", a scope and a resource_metadata$`, st.scopeChallenge)
 	sc.Step(`^the challenge's scope does not name "([^"]*)"$`, st.challengeScopeLacks)
 
 	// Origin validation (transport.1).
-	sc.Step(`^a caller with the target's credential, or an anonymous caller when the profile has none$`, st.credentialOrAnonymous)
+	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
 	sc.Step(`^the caller sends a request the server answers on its own, without an Origin header$`, func(ctx context.Context) error { return st.probeWithOrigin(ctx, "") })
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	sc.Step(`^the reply is neither 401 nor 403, so the Origin alone can decide$`, st.originControl)
@@ -275,7 +272,7 @@ func (st *State) metadataIsObject() error {
 	if d.status != http.StatusOK || d.object == nil || mt != "application/json" {
 		got := fmt.Sprintf("HTTP %d, Content-Type %q", d.status, d.contentType)
 		if d.object == nil {
-			got += " with body " + abbreviate(string(d.body))
+			got += " with body " + wire.Quote(string(d.body))
 		}
 		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 3.2)", "HTTP 200 with a JSON object, Content-Type application/json", got, d.ex)
 	}
@@ -294,11 +291,11 @@ func (st *State) metadataNamesServers() error {
 	for _, v := range list {
 		s, ok := v.(string)
 		if u, err := url.Parse(s); !ok || err != nil || u.Scheme == "" || u.Host == "" {
-			return st.depart("authorization_servers", "issuer URLs", jsonText(d.object["authorization_servers"]), d.ex)
+			return st.depart("authorization_servers", "issuer URLs", wire.JSONText(d.object["authorization_servers"]), d.ex)
 		}
 	}
 	if len(list) == 0 {
-		return st.depart("authorization_servers", "an array of at least one authorization server", jsonText(d.object["authorization_servers"]), d.ex)
+		return st.depart("authorization_servers", "an array of at least one authorization server", wire.JSONText(d.object["authorization_servers"]), d.ex)
 	}
 	return nil
 }
@@ -314,7 +311,7 @@ func (st *State) resource() (string, *document, error) {
 	}
 	r, ok := d.object["resource"].(string)
 	if !ok {
-		return "", nil, st.depart("resource (RFC 9728 2, 3.3)", "a resource string", jsonText(d.object["resource"]), d.ex)
+		return "", nil, st.depart("resource (RFC 9728 2, 3.3)", "a resource string", wire.JSONText(d.object["resource"]), d.ex)
 	}
 	return r, d, nil
 }
@@ -362,7 +359,7 @@ func (st *State) scopesSupportedLacks(scope string) error {
 	list, _ := d.object["scopes_supported"].([]any)
 	for _, v := range list {
 		if v == scope {
-			return st.depart("scopes_supported", "no "+scope, jsonText(list), d.ex)
+			return st.depart("scopes_supported", "no "+scope, wire.JSONText(list), d.ex)
 		}
 	}
 	return nil
@@ -484,19 +481,7 @@ func (st *State) controlServed(ctx context.Context) error {
 			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
 			describe(reply)))
 	}
-	st.reply = nil
-	return nil
-}
-
-// statusElseSkip: a scenario about what a refusal carries has nothing to
-// judge when the request was not refused so; the scenario named judges that.
-func (st *State) statusElseSkip(want int, check string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	if st.reply.Status != want {
-		return st.skip(fmt.Sprintf("the server answered %s, not %d, so there is no %d to judge here (%s judges the status)", describe(st.reply), want, want, check))
-	}
+	st.reply, st.last = nil, nil
 	return nil
 }
 
@@ -515,7 +500,7 @@ func (st *State) limitedServed(ctx context.Context) error {
 		return st.skip(fmt.Sprintf("the limited token (mcp_authorization.limited_token_env) was not served the request that needs authorization (%s), "+
 			"so it is not shown to be a valid token of this server; set mcp_authorization.protected_request to a request the limited token may make", describe(reply)))
 	}
-	st.reply = nil
+	st.reply, st.last = nil, nil
 	return nil
 }
 
@@ -602,7 +587,7 @@ func (st *State) refusedWithoutToken(ctx context.Context) error {
 	if reply.Status/100 == 2 {
 		return st.skip(fmt.Sprintf("the request that needs authorization was served without any token (%s), which TOK-1 judges", describe(reply)))
 	}
-	st.reply = nil
+	st.reply, st.last = nil, nil
 	return nil
 }
 
@@ -669,55 +654,9 @@ func (st *State) bearer(header string) *wire.Challenge {
 	return bearerIn(st.reply.Header.Values(header))
 }
 
-// bearerIn returns the first Bearer challenge of WWW-Authenticate values.
-func bearerIn(values []string) *wire.Challenge {
-	for _, v := range values {
-		for _, c := range wire.ParseChallenges(v) {
-			if strings.EqualFold(c.Scheme, "Bearer") {
-				return &c
-			}
-		}
-	}
-	return nil
-}
-
-// isBearerChallenge: "All challenges for this token type MUST use the
-// auth-scheme value Bearer. This scheme MUST be followed by one or more
-// auth-param values" (OAuth 2.1 section 5.3.1, RFC 6750 section 3).
-func (st *State) isBearerChallenge(header string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	if c := st.bearer(header); c == nil || len(c.Params) == 0 {
-		got := strings.Join(st.reply.Header.Values(header), ", ")
-		if got == "" {
-			got = "no such header"
-		}
-		return st.depart(header+" header (OAuth 2.1 5.3.1, RFC 6750 3)", "a Bearer challenge with at least one auth-param", got, st.reply.Last())
-	}
-	return nil
-}
-
-func (st *State) scopeChallenge(header, wantErr string) error {
-	if err := st.isBearerChallenge(header); err != nil {
-		return err
-	}
-	c := st.bearer(header)
-	var missing []string
-	if c.Params["error"] != wantErr {
-		missing = append(missing, fmt.Sprintf("error=%q", wantErr))
-	}
-	for _, p := range []string{"scope", "resource_metadata"} {
-		if c.Params[p] == "" {
-			missing = append(missing, p)
-		}
-	}
-	if len(missing) > 0 {
-		return st.depart(header+" header (RFC 6750 3.1)", "a Bearer challenge with "+strings.Join(missing, ", "),
-			strings.Join(st.reply.Header.Values(header), ", "), st.reply.Last())
-	}
-	return nil
-}
+// isBearerChallenge is the Bearer scheme's own rule for a challenge header
+// (bearerChallenge).
+func (st *State) isBearerChallenge(header string) error { return st.bearerChallenge(header, "", "") }
 
 func (st *State) challengeScopeLacks(scope string) error {
 	if err := st.needReply(); err != nil {

@@ -138,7 +138,6 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported$`, st.issAdvertisedWhenSent)
 	sc.Step(`^the authorization response's iss is the metadata's issuer$`, st.issIsIssuer)
 
-	sc.Step(`^the client redeems the code$`, func(ctx context.Context) error { return st.redeem(ctx, nil) })
 	sc.Step(`^the client redeems the code again$`, func(ctx context.Context) error { return st.redeem(ctx, nil) })
 	sc.Step(`^the client redeems the code without code_verifier$`, func(ctx context.Context) error {
 		return st.redeem(ctx, func(f url.Values) { f.Del("code_verifier") })
@@ -336,7 +335,7 @@ func (st *State) asMethodListed(method string) error {
 	}
 	if !slices.Contains(md.Strings("code_challenge_methods_supported"), method) {
 		return st.depart("code_challenge_methods_supported (security.4)", "a list including "+method,
-			jsonText(md.Reply.JSON["code_challenge_methods_supported"]), md.Reply.Exchange)
+			wire.JSONText(md.Reply.JSON["code_challenge_methods_supported"]), md.Reply.Exchange)
 	}
 	return nil
 }
@@ -358,7 +357,7 @@ func (st *State) asCIMD() error {
 		return err
 	}
 	if !md.Bool("client_id_metadata_document_supported") {
-		return st.depart("client_id_metadata_document_supported (authorization.3)", "true", jsonText(md.Reply.JSON["client_id_metadata_document_supported"]), md.Reply.Exchange)
+		return st.depart("client_id_metadata_document_supported (authorization.3)", "true", wire.JSONText(md.Reply.JSON["client_id_metadata_document_supported"]), md.Reply.Exchange)
 	}
 	return nil
 }
@@ -429,6 +428,7 @@ func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
 	st.oauth = r
+	st.hearOAuth(r)
 	return nil
 }
 
@@ -672,7 +672,7 @@ func (st *State) issAdvertisedWhenSent() error {
 	}
 	if md := st.authz.as.md; !md.Bool("authorization_response_iss_parameter_supported") {
 		return st.depart("authorization_response_iss_parameter_supported (RFC 9207 2.3)", "true, since responses carry iss",
-			jsonText(md.Reply.JSON["authorization_response_iss_parameter_supported"]), md.Reply.Exchange)
+			wire.JSONText(md.Reply.JSON["authorization_response_iss_parameter_supported"]), md.Reply.Exchange)
 	}
 	return nil
 }
@@ -1029,7 +1029,7 @@ func (st *State) asResponseTypes() error {
 	}
 	if len(md.Strings("response_types_supported")) == 0 {
 		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2)", "response_types_supported, a list of the response types it supports",
-			jsonText(md.Reply.JSON["response_types_supported"]), md.Reply.Exchange)
+			wire.JSONText(md.Reply.JSON["response_types_supported"]), md.Reply.Exchange)
 	}
 	return nil
 }
@@ -1215,7 +1215,7 @@ func (st *State) registrationControl(ctx context.Context) error {
 	accepted := st.authzClient.registeredAt != "" && st.authzClient.registeredAt == endpoint
 	st.authzClient.mu.Unlock()
 	if accepted {
-		st.oauth = nil
+		st.oauth, st.last = nil, nil
 		return nil
 	}
 	if err := st.registerAtAS(ctx, st.redirectURI()); err != nil {
@@ -1235,7 +1235,7 @@ func (st *State) registrationControl(ctx context.Context) error {
 		st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
 	}
 	st.authzClient.mu.Unlock()
-	st.oauth = nil
+	st.oauth, st.last = nil, nil
 	return nil
 }
 

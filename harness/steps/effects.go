@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // Steps that judge a refusal by what it left undone rather than by its
@@ -80,7 +81,7 @@ func (st *State) markerKept(other string) error {
 		return st.depart("read of the file the control wrote, after the refused call", "HTTP 200 with a tool result that is not an error, as in the control", describe(st.reply), st.reply.Last())
 	}
 	if !strings.Contains(tr.Text, st.vars["marker"]) || strings.Contains(tr.Text, other) {
-		return st.depart("the file after the refused call", fmt.Sprintf("still %q, as the control wrote it", st.vars["marker"]), abbreviate(tr.Text), st.reply.Last())
+		return st.depart("the file after the refused call", fmt.Sprintf("still %q, as the control wrote it", st.vars["marker"]), wire.Quote(tr.Text), st.reply.Last())
 	}
 	return nil
 }
@@ -95,7 +96,7 @@ func (st *State) noResultFor(id string) error {
 	}
 	if m := st.reply.ResponseTo(id); m != nil && m.Result != nil {
 		return st.depart(fmt.Sprintf("the response to request %s of the batch", id), "no JSON-RPC result: the request is not on the anonymous allowlist",
-			fmt.Sprintf("HTTP %d with a result for it: %s", st.reply.Status, abbreviate(string(m.Result))), st.reply.Last())
+			fmt.Sprintf("HTTP %d with a result for it: %s", st.reply.Status, wire.Quote(string(m.Result))), st.reply.Last())
 	}
 	return nil
 }

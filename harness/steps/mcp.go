@@ -1,9 +1,7 @@
 package steps
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -18,10 +16,7 @@ import (
 // registerMCP binds the steps that call {base}/mcp and judge its replies.
 func (st *State) registerMCP(sc stepContext) {
 	// Who calls (source 5.1: credentials travel in the Authorization header).
-	sc.Step(`^an anonymous caller$`, st.anonymous)
-	sc.Step(`^a caller with the target's credential$`, st.withCredential)
-	sc.Step(`^a caller with a credential issued by the peer$`, st.withPeerCredential)
-	sc.Step(`^a caller presenting the Authorization header "([^"]*)"$`, st.withHeader)
+	st.credentials["a credential issued by the peer"] = noContext(st.withPeerCredential)
 	sc.Step(`^a caller allowed to call (.+)$`, st.allowedToCall)
 	sc.Step(`^a caller allowed to perform (\S+)$`, st.allowedToPerform)
 	sc.Step(`^an anonymous caller allowed to call (\S+)$`, st.anonymousAllowedToCall)
@@ -30,7 +25,6 @@ func (st *State) registerMCP(sc stepContext) {
 	sc.Step(`^the caller sends "([^"]*)"$`, st.sendMethod)
 	sc.Step(`^the caller calls (\S+) on (\S+)$`, st.callOn)
 	sc.Step(`^the caller attempts the operation (\S+) on (\S+)$`, st.attemptOperation)
-	sc.Step(`^the caller calls the tool "([^"]*)" with arguments:$`, st.callWithArguments)
 	sc.Step(`^the caller calls a tool name that tools/list does not show$`, st.callUnlisted)
 	sc.Step(`^the caller posts to /mcp with Content-Type "([^"]*)":$`, st.postRaw)
 
@@ -39,23 +33,15 @@ func (st *State) registerMCP(sc stepContext) {
 	sc.Step(`^the call succeeded, which shows its provider implements the operation$`, st.callSucceeded)
 
 	// What comes back.
-	sc.Step(`^the HTTP status is (\d+)$`, st.statusIs)
-	sc.Step(`^the HTTP status is a 4xx$`, st.statusIs4xx)
 	sc.Step(`^the reply carries a JSON-RPC result$`, st.hasResult)
 	sc.Step(`^the reply carries no JSON-RPC result$`, st.hasNoResult)
-	sc.Step(`^the "([^"]*)" header is a Bearer challenge whose resource_metadata is "([^"]*)"$`, st.bearerChallenge)
-	sc.Step(`^the "([^"]*)" header begins with "([^"]*)"$`, st.headerBegins)
-	sc.Step(`^the body is a JSON object whose "([^"]*)" is "([^"]*)"$`, st.bodyField)
-	sc.Step(`^the reply is remembered as "([^"]*)"$`, st.remember)
-	sc.Step(`^the reply is the same as "([^"]*)" in status, challenge and body$`, st.sameAs)
 	sc.Step(`^the tool result is an error$`, func(ctx context.Context) error { return st.toolError(ctx, true) })
 	sc.Step(`^the tool result is not an error$`, func(ctx context.Context) error { return st.toolError(ctx, false) })
 	sc.Step(`^the tool result text is "(.*)"$`, st.toolTextIs)
 	sc.Step(`^the tool result text is the AFS_FORBIDDEN of (\S+) on (\S+)$`, st.forbiddenTextIs)
 	sc.Step(`^the tool result text gives an error code, then the path (\S+), then an explanation$`, st.toolTextShape)
 	sc.Step(`^the call does not succeed$`, st.doesNotSucceed)
-	sc.Step(`^tools/list names (\S+)$`, func(name string) error { return st.listNames(name, true) })
-	sc.Step(`^tools/list does not name (\S+)$`, func(name string) error { return st.listNames(name, false) })
+	sc.Step(`^tools/list names (\S+)$`, st.listNames)
 	sc.Step(`^tools/list shows the content tools exactly when the host declares collections$`, st.contentTools)
 	sc.Step(`^every privileged tool answers 401 when called on (\S+)$`, st.everyPrivileged)
 	sc.Step(`^every allowlisted tool answers with a JSON-RPC result when called on (\S+)$`, st.everyAllowlisted)
@@ -63,8 +49,6 @@ func (st *State) registerMCP(sc stepContext) {
 	sc.Step(`^the capabilities (include|do not include) "([^"]*)"$`, st.capabilities)
 	sc.Step(`^the listing (names|does not name) the last segment of (\S+)$`, st.listingNames)
 }
-
-func (st *State) anonymous() error { st.auth, st.byAllowlist = "", false; return nil }
 
 func (st *State) withCredential() error {
 	if st.Target.Credential == "" {
@@ -146,6 +130,7 @@ func (st *State) took(r *mcpclient.Reply, err error) error {
 	}
 	st.answered()
 	st.reply = r
+	st.hearMCP(r)
 	return nil
 }
 
@@ -224,18 +209,6 @@ func (st *State) attemptOperation(ctx context.Context, operation, path string) e
 	return st.callOn(ctx, tool, path)
 }
 
-func (st *State) callWithArguments(ctx context.Context, tool string, doc *godog.DocString) error {
-	text, err := st.expand(doc.Content)
-	if err != nil {
-		return err
-	}
-	var args any
-	if err := json.Unmarshal([]byte(text), &args); err != nil {
-		return fmt.Errorf("arguments in the feature are not JSON: %w", err)
-	}
-	return st.callTool(ctx, tool, args)
-}
-
 // unlistedTool is a name no host is expected to offer; the step checks that.
 const unlistedTool = "conform_unlisted_tool_0"
 
@@ -309,49 +282,12 @@ func describe(r *mcpclient.Reply) string {
 	if r == nil {
 		return "no reply"
 	}
-	s := fmt.Sprintf("HTTP %d", r.Status)
-	switch {
-	case r.Message != nil && r.Message.Error != nil:
-		s += fmt.Sprintf(" with JSON-RPC error %d %q", r.Message.Error.Code, r.Message.Error.Message)
-	case r.Message != nil && r.Message.Result != nil:
-		s += " with a JSON-RPC result"
-	case len(r.Body) > 0:
-		s += fmt.Sprintf(" with body %s", abbreviate(string(r.Body)))
-	}
-	return s
-}
-
-func abbreviate(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 200 {
-		return fmt.Sprintf("%q…", s[:200])
-	}
-	return fmt.Sprintf("%q", s)
+	return wire.Describe(r.Answer())
 }
 
 func (st *State) needReply() error {
 	if st.reply == nil {
 		return fmt.Errorf("no MCP reply yet: the scenario must send something before judging a reply")
-	}
-	return nil
-}
-
-func (st *State) statusIs(want int) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	if st.reply.Status != want {
-		return st.depart("HTTP status", want, describe(st.reply), st.reply.Last())
-	}
-	return nil
-}
-
-func (st *State) statusIs4xx() error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	if st.reply.Status < 400 || st.reply.Status > 499 {
-		return st.depart("HTTP status", "a 4xx status", describe(st.reply), st.reply.Last())
 	}
 	return nil
 }
@@ -374,89 +310,6 @@ func (st *State) hasNoResult() error {
 		return st.depart("JSON-RPC result", "no JSON-RPC result (the call never reached a tool)", describe(st.reply), st.reply.Last())
 	}
 	return nil
-}
-
-func (st *State) bearerChallenge(header, want string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	want, err := st.expand(want)
-	if err != nil {
-		return err
-	}
-	values := st.reply.Header.Values(header)
-	if len(values) == 0 {
-		return st.depart(header+" header", fmt.Sprintf("Bearer resource_metadata=%q", want), "no such header", st.reply.Last())
-	}
-	if wire.ChallengeParam(values, "Bearer", "resource_metadata") == want {
-		return nil
-	}
-	return st.depart(header+" header", fmt.Sprintf("a Bearer challenge with resource_metadata=%q", want), strings.Join(values, ", "), st.reply.Last())
-}
-
-func (st *State) headerBegins(header, prefix string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	got := st.reply.Header.Get(header)
-	if !strings.HasPrefix(strings.ToLower(got), strings.ToLower(prefix)) {
-		return st.depart(header+" header", fmt.Sprintf("beginning with %q", prefix), fmt.Sprintf("%q", got), st.reply.Last())
-	}
-	return nil
-}
-
-func (st *State) bodyField(field, want string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	var body map[string]any
-	if err := json.Unmarshal(st.reply.Body, &body); err != nil {
-		return st.depart("body", "a JSON object", abbreviate(string(st.reply.Body)), st.reply.Last())
-	}
-	got, ok := body[field].(string)
-	if !ok || got != want {
-		return st.depart(fmt.Sprintf("body member %q", field), fmt.Sprintf("%q", want), fmt.Sprintf("%v", body[field]), st.reply.Last())
-	}
-	return nil
-}
-
-func (st *State) remember(name string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	st.remembered[name] = st.reply
-	return nil
-}
-
-// sameAs compares two replies as the source 7.2 says a 401 is the same for
-// every cause: status, challenge and body. Of the challenge, source 7.2 fixes
-// only the Bearer scheme and resource_metadata; RFC 6750 section 3.1 lets a
-// host add error="invalid_token" when it rejects a token, so only what the
-// source fixes is compared.
-func (st *State) sameAs(name string) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	other, ok := st.remembered[name]
-	if !ok {
-		return fmt.Errorf("no reply remembered as %q", name)
-	}
-	a, b := other, st.reply
-	switch {
-	case a.Status != b.Status:
-		return st.depart("status compared with "+name, a.Status, b.Status, a.Last(), b.Last())
-	case resourceMetadata(a) != resourceMetadata(b):
-		return st.depart("challenge compared with "+name, fmt.Sprintf("a Bearer challenge with resource_metadata=%q", resourceMetadata(a)), fmt.Sprintf("%q", b.Header.Get("WWW-Authenticate")), a.Last(), b.Last())
-	case !bytes.Equal(bytes.TrimSpace(a.Body), bytes.TrimSpace(b.Body)):
-		return st.depart("body compared with "+name, abbreviate(string(a.Body)), abbreviate(string(b.Body)), a.Last(), b.Last())
-	}
-	return nil
-}
-
-// resourceMetadata returns the resource_metadata of the reply's Bearer
-// challenge, or "" when it has none.
-func resourceMetadata(r *mcpclient.Reply) string {
-	return wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 }
 
 // toolResult decodes the last reply as a tools/call result. Source 7.1: a 200
@@ -487,7 +340,7 @@ func (st *State) toolError(ctx context.Context, want bool) error {
 		return err
 	}
 	if tr.IsError != want {
-		return st.depart("result.isError", want, fmt.Sprintf("%v with text %s", tr.IsError, abbreviate(tr.Text)), st.reply.Last())
+		return st.depart("result.isError", want, fmt.Sprintf("%v with text %s", tr.IsError, wire.Quote(tr.Text)), st.reply.Last())
 	}
 	return nil
 }
@@ -576,7 +429,7 @@ func (st *State) doesNotSucceed() error {
 		return nil
 	}
 	return st.depart("a closed path under another spelling (source 5.7: only the host's declaration opens a path)",
-		"a refusal of any kind, as for the path's canonical spelling", "success: "+abbreviate(tr.Text), st.reply.Last())
+		"a refusal of any kind, as for the path's canonical spelling", "success: "+wire.Quote(tr.Text), st.reply.Last())
 }
 
 // errorCodePrefix returns the text's leading word, up to a colon or space:
@@ -600,7 +453,7 @@ func isErrorCode(s string) bool {
 	return true
 }
 
-func (st *State) listNames(name string, want bool) error {
+func (st *State) listNames(name string) error {
 	name, err := st.expand(name)
 	if err != nil {
 		return err
@@ -612,12 +465,8 @@ func (st *State) listNames(name string, want bool) error {
 	if err != nil {
 		return st.depart("tools/list result", "a list of tools", err.Error(), st.reply.Last())
 	}
-	if slices.Contains(names, name) != want {
-		expect := "a tool named " + name
-		if !want {
-			expect = "no tool named " + name
-		}
-		return st.depart("tools/list", expect, strings.Join(names, ", "), st.reply.Last())
+	if !slices.Contains(names, name) {
+		return st.depart("tools/list", "a tool named "+name, strings.Join(names, ", "), st.reply.Last())
 	}
 	return nil
 }
@@ -687,7 +536,7 @@ func (st *State) capabilities(ctx context.Context, mode, operation string) error
 	}
 	caps, ok := tr.Capabilities()
 	if !ok {
-		return st.depart("stat result", "a capabilities list (source section 1)", abbreviate(tr.Text), st.reply.Last())
+		return st.depart("stat result", "a capabilities list (source section 1)", wire.Quote(tr.Text), st.reply.Last())
 	}
 	if slices.Contains(caps, operation) != (mode == "include") {
 		return st.depart("capabilities", fmt.Sprintf("%s %q", mode, operation), fmt.Sprintf("[%s]", strings.Join(caps, ", ")), st.reply.Last())
@@ -704,7 +553,7 @@ func (st *State) listingNames(ctx context.Context, mode, path string) error {
 	}
 	name := path[strings.LastIndex(path, "/")+1:]
 	if tr.Names(name) != (mode == "names") {
-		return st.depart("listing", fmt.Sprintf("%s %q", mode, name), abbreviate(tr.Text), st.reply.Last())
+		return st.depart("listing", fmt.Sprintf("%s %q", mode, name), wire.Quote(tr.Text), st.reply.Last())
 	}
 	return nil
 }

@@ -4,17 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/cucumber/godog"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -124,7 +120,6 @@ func (st *State) registerOAuth(sc stepContext) {
 	sc.Step(`^a registered client$`, st.registeredClient)
 	sc.Step(`^a newly registered client$`, st.newlyRegisteredClient)
 	sc.Step(`^a client registers with redirect_uris (\[.*\])$`, st.registerWithURIs)
-	sc.Step(`^a client registers with the body:$`, st.registerWithBody)
 	sc.Step(`^a client registers without redirect_uris$`, st.registerWithoutURIs)
 	sc.Step(`^the registration succeeds with a client_id$`, st.registrationSucceeds)
 
@@ -138,7 +133,7 @@ func (st *State) registerOAuth(sc stepContext) {
 	sc.Step(`^the client exchanges the device code "([^"]*)"$`, st.exchangeDeviceCode)
 	sc.Step(`^the client requests a token with grant_type "([^"]*)"$`, st.requestGrant)
 	sc.Step(`^the token response carries an access_token and neither expires_in nor refresh_token$`, st.tokenResponse)
-	sc.Step(`^a caller with the credential just issued$`, st.withIssued)
+	st.credentials["the credential just issued"] = noContext(st.withIssued)
 
 	// How the host answers (source 7.3: HTTP 400, RFC 6749 style body).
 	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and description "([^"]*)"$`, st.oauthErrorExact)
@@ -151,7 +146,6 @@ func (st *State) registerOAuth(sc stepContext) {
 	// Discovery (source 1, 4, 7.2).
 	sc.Step(`^a client fetches (\S+)$`, st.fetchDocument)
 	sc.Step(`^a client fetches the resource_metadata named by the challenge$`, st.fetchChallengeMetadata)
-	sc.Step(`^the HTTP status of the document is (\d+)$`, st.documentStatus)
 
 	// Instance binding seen from both instances (source 5.2).
 	sc.Step(`^the caller sends "([^"]*)" to the peer$`, st.sendToPeer)
@@ -200,27 +194,7 @@ func describeOAuth(r *oauthclient.Reply) string {
 	if r == nil {
 		return "no reply"
 	}
-	s := fmt.Sprintf("HTTP %d", r.Status)
-	if r.JSON == nil {
-		if len(r.Body) > 0 {
-			s += " with body " + abbreviate(string(r.Body))
-		}
-		return s
-	}
-	if code, ok := r.JSON["error"]; ok {
-		s += fmt.Sprintf(" with error %s", jsonText(code))
-		if d, ok := r.JSON["error_description"]; ok {
-			s += fmt.Sprintf(" and error_description %s", jsonText(d))
-		}
-		return s
-	}
-	keys := slices.Sorted(maps.Keys(r.JSON))
-	return s + " with members " + strings.Join(keys, ", ")
-}
-
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+	return wire.Describe(r.Answer())
 }
 
 // oauthReply records an OAuth reply; a transport failure is the host's (it
@@ -230,6 +204,7 @@ func (st *State) oauthReply(r *oauthclient.Reply, err error, what string) error 
 		return st.depart(what, "an HTTP response", err.Error())
 	}
 	st.oauth = r
+	st.hearOAuth(r)
 	return nil
 }
 
@@ -287,17 +262,6 @@ func (st *State) registerWithURIs(ctx context.Context, list string) error {
 		return fmt.Errorf("redirect_uris in the feature are not a JSON array of strings: %w", err)
 	}
 	return st.register(ctx, map[string]any{"client_name": "conform", "redirect_uris": uris})
-}
-
-func (st *State) registerWithBody(ctx context.Context, doc *godog.DocString) error {
-	text, err := st.expand(doc.Content)
-	if err != nil {
-		return err
-	}
-	if !json.Valid([]byte(text)) {
-		return fmt.Errorf("the registration body in the feature is not JSON")
-	}
-	return st.register(ctx, json.RawMessage(text))
 }
 
 func (st *State) registerWithoutURIs(ctx context.Context) error {
@@ -458,7 +422,7 @@ func (st *State) tokenResponse() error {
 	case r.JSON["expires_in"] != nil:
 		st.flow.issued = tok
 		return st.depart("token response", "no expires_in: the credential has no expiry (source 2, 3)",
-			"expires_in "+jsonText(r.JSON["expires_in"]), r.Exchange)
+			"expires_in "+wire.JSONText(r.JSON["expires_in"]), r.Exchange)
 	case r.JSON["refresh_token"] != nil:
 		st.flow.issued = tok
 		return st.depart("token response", "no refresh_token: the device grant returns none (source 2, 5.8)",
@@ -676,6 +640,7 @@ func (st *State) probeLimit(ctx context.Context, limitText string) error {
 		p.sent++
 		p.last = r
 		st.oauth = r
+		st.hearOAuth(r)
 		switch {
 		case r.Status/100 == 2:
 			p.accepted++

@@ -139,8 +139,13 @@ type State struct {
 	// reply is the last MCP reply; oauth the last OAuth reply.
 	reply *mcpclient.Reply
 	oauth *oauthclient.Reply
+	// last is the last reply, whatever sent it (heard).
+	last *heard
 	// remembered replies by name, for "identical to" comparisons.
-	remembered map[string]*mcpclient.Reply
+	remembered map[string]*heard
+	// credentials are the callers "a caller with ..." names, each by its
+	// words: every pack adds its own before the core steps are bound.
+	credentials map[string]func(context.Context) error
 	// vars are values learned during the scenario ({client_id}, {device_code}, ...).
 	vars map[string]string
 	// flow is the scenario's progress through registration and the device grant.
@@ -191,11 +196,38 @@ func (st *State) stopped(err error) error {
 	return fmt.Errorf("the target stopped answering (%v), first in the scenario %q; no scenario from there on is a verdict on the host: check that it is still running", err, st.lost.first)
 }
 
-// Initializer returns godog's scenario initializer for a suite: a fresh State
-// per scenario, the capability check, and every step of the vocabulary.
-func Initializer(s *Suite) func(*godog.ScenarioContext) {
+// Source is the source pack's vocabulary: godog's scenario initializer for
+// a suite, with the core steps and the source document's own.
+func Source(s *Suite) func(*godog.ScenarioContext) { return initializer(s, sourceSteps) }
+
+// Authorization is the mcp-authorization pack's vocabulary: the core steps
+// and the MCP authorization specification's own.
+func Authorization(s *Suite) func(*godog.ScenarioContext) {
+	return initializer(s, authorizationSteps)
+}
+
+// sourceSteps binds the source document's own steps.
+func sourceSteps(st *State, sc stepContext) {
+	st.registerMCP(sc)
+	st.registerEffects(sc)
+	st.registerTime(sc)
+	st.registerOAuth(sc)
+	st.registerDiagnose(sc)
+	st.registerKept(sc)
+}
+
+// authorizationSteps binds the MCP authorization specification's own steps.
+func authorizationSteps(st *State, sc stepContext) {
+	st.registerAuthz(sc)
+	st.registerAuthzServer(sc)
+}
+
+// initializer returns godog's scenario initializer for a suite and a pack's
+// steps: a fresh State per scenario, the capability check, the pack's steps
+// and the core ones.
+func initializer(s *Suite, pack func(*State, stepContext)) func(*godog.ScenarioContext) {
 	return func(sc *godog.ScenarioContext) {
-		st := &State{Suite: s, remembered: map[string]*mcpclient.Reply{}, vars: map[string]string{}, exists: map[string]bool{}}
+		st := newState(s)
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			if s.Only != "" && p.Uri+": "+p.Name != s.Only {
 				return ctx, godog.ErrSkip
@@ -227,16 +259,22 @@ func Initializer(s *Suite) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
-		steps := stepContext{sc}
-		st.registerMCP(steps)
-		st.registerEffects(steps)
-		st.registerTime(steps)
-		st.registerOAuth(steps)
-		st.registerDiagnose(steps)
-		st.registerKept(steps)
-		st.registerAuthz(steps)
-		st.registerAuthzServer(steps)
+		bind(st, stepContext{ScenarioContext: sc, judgements: new([]judgement)}, pack)
 	}
+}
+
+// newState is a scenario's fresh state.
+func newState(s *Suite) *State {
+	st := &State{Suite: s, remembered: map[string]*heard{}, vars: map[string]string{}, exists: map[string]bool{}}
+	st.credentials = map[string]func(context.Context) error{"the target's credential": noContext(st.withCredential)}
+	return st
+}
+
+// bind binds a pack's steps, then the core ones (whose callers the pack's
+// add to).
+func bind(st *State, sc stepContext, pack func(*State, stepContext)) {
+	pack(st, sc)
+	st.registerCore(sc)
 }
 
 // skip records why the scenario cannot run and stops it without failing.

@@ -1,4 +1,4 @@
-package main
+package credentials
 
 import (
 	"context"
@@ -12,13 +12,21 @@ import (
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
-// fillAuthorizationTokens completes what the mcp-authorization pack presents
-// when the profile names an authorization approval command: the credential
-// for the MCP endpoint and, when mcp_authorization.other_resource names one, a
-// token the same authorization server issued for that other resource.
-// Tokens from the environment always win; whatever cannot be obtained leaves
-// the scenarios that need it not run, with the reason.
-func fillAuthorizationTokens(ctx context.Context, t *target.Target, stderr io.Writer) {
+// Authorization completes what the mcp-authorization pack presents: the
+// credentials Device finds and, when the profile names an authorization
+// approval command, the credential for the MCP endpoint and, when
+// mcp_authorization.other_resource names one, a token the same
+// authorization server issued for that other resource. Tokens from the
+// environment always win; whatever cannot be obtained leaves the scenarios
+// that need it not run, with the reason.
+func Authorization(ctx context.Context, t *target.Target, stderr io.Writer) {
+	Device(ctx, t, stderr)
+	authorizationCode(ctx, t, stderr)
+}
+
+// authorizationCode obtains the pack's tokens through the authorization
+// code flow, standing the approval command in for the person.
+func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) {
 	p := t.Profile
 	a := p.MCPAuthorization
 	wantOther := t.Tokens.OtherResource == "" && a.OtherResource != ""

@@ -1,4 +1,9 @@
-package main
+// Package credentials obtains what a run presents when the user did not
+// supply it: a credential conform login stored, a device-grant sign-in
+// through the profile's approval command (the source pack), tokens from the
+// authorization code flow (the mcp-authorization pack). Whatever stays
+// missing makes the scenarios that need it not run, with the reason.
+package credentials
 
 import (
 	"context"
@@ -14,12 +19,11 @@ import (
 	"github.com/conform-mcp/conform/harness/target"
 )
 
-// fillCredentials completes an external target's credentials: from the
-// environment first (target.FromProfile), then from what conform login
-// stored, then, when the profile names a device approval command, by signing
-// in through the device grant. Whatever stays missing makes the scenarios
-// that need it not run, with the reason.
-func fillCredentials(ctx context.Context, t *target.Target, stderr io.Writer) {
+// Device completes an external target's credentials: from the environment
+// first (target.FromProfile), then from what conform login stored, then,
+// when the profile names a device approval command, by signing in through
+// the device grant. It says on log what it used and what failed.
+func Device(ctx context.Context, t *target.Target, stderr io.Writer) {
 	p := t.Profile
 	if t.Credential == "" {
 		if c, ok := login.StoredCredential("", p.Target); ok {
@@ -54,12 +58,12 @@ func signInTo(ctx context.Context, hc *http.Client, p profile.Profile, base stri
 	return token
 }
 
-// warnEmptyCredentials says once, before anything is sent, that a variable
+// WarnEmpty says once, before anything is sent, that a variable
 // the profile names for a credential is set but empty: usually a CI secret
 // that did not reach the job. The run goes on (with a stored or signed-in
 // credential if there is one, else without), but the cause is told up front
 // rather than left to be guessed from a list of not-run scenarios.
-func warnEmptyCredentials(p profile.Profile, stderr io.Writer) {
+func WarnEmpty(p profile.Profile, stderr io.Writer) {
 	check := func(key, name string) {
 		if v, set := os.LookupEnv(name); set && v == "" {
 			fmt.Fprintf(stderr, "conform: warning: %s names %s, which is set but empty; conform uses a credential conform login stored or one it signs in for, if it has one, else the scenarios that need it are not run\n", key, name)
