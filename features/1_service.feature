@@ -37,7 +37,8 @@ Feature: 1 What the service does
   Scenario Outline: afs_stat lists an operation the same path has just served: <operation>
     Given a caller allowed to perform <operation>
     When the caller attempts the operation <operation> on <path>
-    Then the call succeeded, which shows its provider implements the operation
+    # A call that succeeded shows that its provider implements the operation.
+    Given that the call succeeded
     Given a caller allowed to call {tools.stat}
     When the caller calls {tools.stat} on <path>
     Then the tool result is not an error

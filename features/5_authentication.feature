@@ -56,7 +56,8 @@ Feature: 5 Authentication
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
     And the caller calls {tools.read} on {paths.writable}
-    Then the tool result shows the marker, so the run can see what a write did
+    # The control: reading back shows what a write did, so the run can see it.
+    Given that the tool result shows the marker
     Given an anonymous caller
     When the caller posts to /mcp with Content-Type "application/json":
       """
@@ -77,7 +78,8 @@ Feature: 5 Authentication
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
     And the caller calls {tools.read} on {paths.writable}
-    Then the tool result shows the marker, so the run can see what a write did
+    # The control: reading back shows what a write did, so the run can see it.
+    Given that the tool result shows the marker
     Given an anonymous caller allowed to call {tools.read}
     When the caller posts to /mcp with Content-Type "application/json":
       """

@@ -25,14 +25,26 @@ type diagnosis struct {
 func (st *State) registerDiagnose(sc stepContext) {
 	d := &diagnosis{st: st}
 	const caller = `(an anonymous caller|the target's credential|a credential issued by the peer|an unknown credential|a caller allowed to call it(?:, \S+ and \S+)?)`
-	sc.Step(`^the call of (\S+) on (\S+) is diagnosed for `+caller+`$`, d.callOn)
-	sc.Step(`^the operation (\S+) on (\S+) is diagnosed for `+caller+`$`, d.operationOn)
+	sc.Step(`^the (call of|operation) (\S+) on (\S+) is diagnosed for `+caller+`$`, func(ctx context.Context, what, tool, path, who string) error {
+		if what == "operation" {
+			return d.operationOn(ctx, tool, path, who)
+		}
+		return d.callOn(ctx, tool, path, who)
+	})
 	sc.Step(`^the call of a tool that tools/list does not show is diagnosed for an anonymous caller$`, d.unlisted)
 
-	sc.Step(`^the diagnosis passes step 1$`, d.passesStep1)
-	sc.Step(`^the diagnosis stops at step ([1-5]) naming gate (1 or 2|3|4)$`, d.stopsAtGate)
-	sc.Step(`^the diagnosis stops at step ([1-5]) naming no gate$`, d.stopsWithoutGate)
-	sc.Step(`^the diagnosis finds the call succeeds$`, d.succeeds)
+	sc.Step(`^the diagnosis (passes step 1|finds the call succeeds)$`, func(which string) error {
+		if which == "passes step 1" {
+			return d.passesStep1()
+		}
+		return d.succeeds()
+	})
+	sc.Step(`^the diagnosis stops at step ([1-5]) naming (?:gate (1 or 2|3|4)|no gate)$`, func(step int, gate string) error {
+		if gate == "" {
+			return d.stopsWithoutGate(step)
+		}
+		return d.stopsAtGate(step, gate)
+	})
 	sc.Step(`^the diagnosis lists the parent of (\S+)$`, d.listsParent)
 	sc.Step(`^the diagnosis shows the challenge's resource_metadata "([^"]*)"$`, d.showsChallenge)
 }

@@ -22,10 +22,6 @@ import (
 // a credential where the source says it is not presented.
 func (st *State) registerEffects(sc stepContext) {
 	sc.Step(`^the caller writes a fresh marker to (\S+)$`, st.writeMarker)
-	sc.Step(`^the tool result shows the marker, so the run can see what a write did$`, st.markerShown)
-	sc.Step(`^the tool result still shows the marker and not "([^"]*)"$`, st.markerKept)
-	sc.Step(`^the reply carries no JSON-RPC result for the request with id (\S+)$`, st.noResultFor)
-	sc.Step(`^the caller calls (\S+) on (\S+) with the target's credential in the URI query string, not in the Authorization header$`, st.callWithQueryCredential)
 }
 
 // writeMarker writes a value no earlier run wrote with the current caller:

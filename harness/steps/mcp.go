@@ -17,37 +17,120 @@ import (
 func (st *State) registerMCP(sc stepContext) {
 	// Who calls (source 5.1: credentials travel in the Authorization header).
 	st.credentials["a credential issued by the peer"] = noContext(st.withPeerCredential)
-	sc.Step(`^a caller allowed to call (.+)$`, st.allowedToCall)
-	sc.Step(`^a caller allowed to perform (\S+)$`, st.allowedToPerform)
-	sc.Step(`^an anonymous caller allowed to call (\S+)$`, st.anonymousAllowedToCall)
+	sc.Step(`^(a|an anonymous) caller allowed to (call|perform) (.+)$`, st.allowedTo)
 
 	// What it sends.
-	sc.Step(`^the caller sends "([^"]*)"$`, st.sendMethod)
-	sc.Step(`^the caller calls (\S+) on (\S+)$`, st.callOn)
-	sc.Step(`^the caller attempts the operation (\S+) on (\S+)$`, st.attemptOperation)
+	sc.Step(`^the caller sends "([^"]*)"( to the peer)?$`, st.send)
+	sc.Step(`^the caller (calls|attempts the operation) (\S+) on (\S+)( with the target's credential in the URI query string, not in the Authorization header)?$`, st.call)
 	sc.Step(`^the caller calls a tool name that tools/list does not show$`, st.callUnlisted)
 	sc.Step(`^the caller posts to /mcp with Content-Type "([^"]*)":$`, st.postRaw)
 
-	// Preconditions that make a negative check fail for the right reason.
-	sc.Step(`^an anonymous tools/list answers 200 with a JSON-RPC result$`, st.toolsListAnswers)
-	sc.Step(`^the call succeeded, which shows its provider implements the operation$`, st.callSucceeded)
-
 	// What comes back.
-	sc.Step(`^the reply carries a JSON-RPC result$`, st.hasResult)
-	sc.Step(`^the reply carries no JSON-RPC result$`, st.hasNoResult)
-	sc.Step(`^the tool result is an error$`, func(ctx context.Context) error { return st.toolError(ctx, true) })
-	sc.Step(`^the tool result is not an error$`, func(ctx context.Context) error { return st.toolError(ctx, false) })
-	sc.Step(`^the tool result text is "(.*)"$`, st.toolTextIs)
-	sc.Step(`^the tool result text is the AFS_FORBIDDEN of (\S+) on (\S+)$`, st.forbiddenTextIs)
-	sc.Step(`^the tool result text gives an error code, then the path (\S+), then an explanation$`, st.toolTextShape)
+	sc.Step(`^an anonymous tools/list answers 200 with a JSON-RPC result$`, st.toolsListAnswers)
+	sc.Step(`^the call succeeded$`, st.callSucceeded)
+	sc.Step(`^the reply carries (a|no) JSON-RPC result(?: for the request with id (\S+))?$`, st.carriesResult)
+	sc.Step(`^the tool result (is an error|is not an error|shows the marker|still shows the marker and not "([^"]*)")$`, st.toolResultIs)
+	sc.Step(`^the tool result text (?:is "(.*)"|is the AFS_FORBIDDEN of (\S+) on (\S+)|gives an error code, then the path (\S+), then an explanation)$`, st.toolText)
 	sc.Step(`^the call does not succeed$`, st.doesNotSucceed)
-	sc.Step(`^tools/list names (\S+)$`, st.listNames)
-	sc.Step(`^tools/list shows the content tools exactly when the host declares collections$`, st.contentTools)
-	sc.Step(`^every privileged tool answers 401 when called on (\S+)$`, st.everyPrivileged)
-	sc.Step(`^every allowlisted tool answers with a JSON-RPC result when called on (\S+)$`, st.everyAllowlisted)
+	sc.Step(`^tools/list (?:names (\S+)|shows the content tools exactly when the host declares collections)$`, st.toolsList)
+	sc.Step(`^every (privileged tool answers 401|allowlisted tool answers with a JSON-RPC result) when called on (\S+)$`, st.everyNamedTool)
 	sc.Step(`^every tool the profile names that anonymous tools/list shows answers with a JSON-RPC result or the 401$`, st.everyListedAnswers)
 	sc.Step(`^the capabilities (include|do not include) "([^"]*)"$`, st.capabilities)
 	sc.Step(`^the listing (names|does not name) the last segment of (\S+)$`, st.listingNames)
+}
+
+// allowedTo makes the caller one the allowlist admits: anonymous for a
+// tool tools.allowlisted names, or whoever may call the tools (or perform
+// the operation) named.
+func (st *State) allowedTo(who, verb, what string) error {
+	switch {
+	case who == "an anonymous":
+		return st.anonymousAllowedToCall(what)
+	case verb == "perform":
+		return st.allowedToPerform(what)
+	}
+	return st.allowedToCall(what)
+}
+
+// send sends a method with its default params, to the target or its peer.
+func (st *State) send(ctx context.Context, method, toPeer string) error {
+	if toPeer != "" {
+		return st.sendToPeer(ctx, method)
+	}
+	return st.sendMethod(ctx, method)
+}
+
+// call calls a tool, or the tool of an operation the source names, on a
+// path: with the caller's credential in the Authorization header, or with
+// the target's credential in the URI query instead.
+func (st *State) call(ctx context.Context, verb, tool, path, inQuery string) error {
+	if verb == "attempts the operation" {
+		t, err := st.toolFor(tool)
+		if err != nil {
+			return err
+		}
+		tool = t
+	}
+	if inQuery != "" {
+		return st.callWithQueryCredential(ctx, tool, path)
+	}
+	return st.callOn(ctx, tool, path)
+}
+
+// carriesResult judges whether the reply (or, in a batch, its response to
+// one request) carries a JSON-RPC result.
+func (st *State) carriesResult(which, id string) error {
+	switch {
+	case id != "":
+		return st.noResultFor(id)
+	case which == "a":
+		return st.hasResult()
+	}
+	return st.hasNoResult()
+}
+
+// toolResultIs judges the last tool result: an error or not (source 7.1),
+// or what it shows of the marker a control wrote.
+func (st *State) toolResultIs(ctx context.Context, what, other string) error {
+	switch what {
+	case "is an error":
+		return st.toolError(ctx, true)
+	case "is not an error":
+		return st.toolError(ctx, false)
+	case "shows the marker":
+		return st.markerShown()
+	}
+	return st.markerKept(other)
+}
+
+// toolText judges the last tool result's text: whole, as source 7.4's
+// AFS_FORBIDDEN text of an operation on a path, or by its shape (source 2).
+func (st *State) toolText(ctx context.Context, text, operation, forbidden, shaped string) error {
+	switch {
+	case operation != "":
+		return st.forbiddenTextIs(ctx, operation, forbidden)
+	case shaped != "":
+		return st.toolTextShape(ctx, shaped)
+	}
+	return st.toolTextIs(ctx, text)
+}
+
+// toolsList judges a tools/list result: that it names a tool, or that it
+// shows the content tools as the host declares collections (source 1).
+func (st *State) toolsList(ctx context.Context, name string) error {
+	if name != "" {
+		return st.listNames(name)
+	}
+	return st.contentTools(ctx)
+}
+
+// everyNamedTool calls every tool the profile names as privileged, or as
+// allowlisted, on a path.
+func (st *State) everyNamedTool(ctx context.Context, which, path string) error {
+	if which == "privileged tool answers 401" {
+		return st.everyPrivileged(ctx, path)
+	}
+	return st.everyAllowlisted(ctx, path)
 }
 
 func (st *State) withCredential() error {

@@ -117,38 +117,55 @@ func (st *State) registerOAuth(sc stepContext) {
 	st.vars["registration_limit"] = strconv.Itoa(st.Target.Profile.RegistrationLimit)
 
 	// Registration (source 2, 4 rule 1, 7.3).
-	sc.Step(`^a registered client$`, st.registeredClient)
-	sc.Step(`^a newly registered client$`, st.newlyRegisteredClient)
-	sc.Step(`^a client registers with redirect_uris (\[.*\])$`, st.registerWithURIs)
-	sc.Step(`^a client registers without redirect_uris$`, st.registerWithoutURIs)
+	sc.Step(`^a (registered|newly registered) client$`, func(ctx context.Context, which string) error {
+		if which == "registered" {
+			return st.registeredClient(ctx)
+		}
+		return st.newlyRegisteredClient(ctx)
+	})
+	sc.Step(`^a client registers (?:with redirect_uris (\[.*\])|without redirect_uris)$`, func(ctx context.Context, list string) error {
+		if list == "" {
+			return st.registerWithoutURIs(ctx)
+		}
+		return st.registerWithURIs(ctx, list)
+	})
 	sc.Step(`^the registration succeeds with a client_id$`, st.registrationSucceeds)
 
 	// The device grant (RFC 8628; source 2, 3, 5.8).
 	sc.Step(`^a device authorization for the registered client$`, st.deviceAuthorization)
 	sc.Step(`^the client asks for a device authorization$`, st.askDeviceAuthorization)
-	sc.Step(`^the device authorization succeeds$`, st.deviceAuthorizationSucceeds)
-	sc.Step(`^the device authorization is refused$`, st.deviceAuthorizationRefused)
+	sc.Step(`^the device authorization (succeeds|is refused)$`, func(which string) error {
+		if which == "succeeds" {
+			return st.deviceAuthorizationSucceeds()
+		}
+		return st.deviceAuthorizationRefused()
+	})
 	sc.Step(`^the sign-in is approved$`, st.approve)
-	sc.Step(`^the client polls the token endpoint$`, st.poll)
-	sc.Step(`^the client exchanges the device code "([^"]*)"$`, st.exchangeDeviceCode)
-	sc.Step(`^the client requests a token with grant_type "([^"]*)"$`, st.requestGrant)
+	sc.Step(`^the client (?:polls the token endpoint|exchanges the device code "([^"]*)"|requests a token with grant_type "([^"]*)")$`, func(ctx context.Context, code, grant string) error {
+		switch {
+		case code != "":
+			return st.exchangeDeviceCode(ctx, code)
+		case grant != "":
+			return st.requestGrant(ctx, grant)
+		}
+		return st.poll(ctx)
+	})
 	sc.Step(`^the token response carries an access_token and neither expires_in nor refresh_token$`, st.tokenResponse)
 	st.credentials["the credential just issued"] = noContext(st.withIssued)
 
 	// How the host answers (source 7.3: HTTP 400, RFC 6749 style body).
-	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and description "([^"]*)"$`, st.oauthErrorExact)
-	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and a description beginning "([^"]*)"$`, st.oauthErrorPrefix)
-	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and a description naming (.+)$`, st.oauthErrorNaming)
+	sc.Step(`^the OAuth reply is HTTP (\d+) with error "([^"]*)" and (?:description "([^"]*)"|a description beginning "([^"]*)"|a description naming (.+))$`, st.oauthErrorIs)
 	sc.Step(`^the OAuth error is not "([^"]*)"$`, st.oauthErrorIsNot)
 	sc.Step(`^the device code is still pending: authorization_pending or slow_down, or a credential$`, st.stillPending)
 	sc.Step(`^the OAuth reply is served as JSON$`, st.oauthServedAsJSON)
 
 	// Discovery (source 1, 4, 7.2).
-	sc.Step(`^a client fetches (\S+)$`, st.fetchDocument)
-	sc.Step(`^a client fetches the resource_metadata named by the challenge$`, st.fetchChallengeMetadata)
-
-	// Instance binding seen from both instances (source 5.2).
-	sc.Step(`^the caller sends "([^"]*)" to the peer$`, st.sendToPeer)
+	sc.Step(`^a client fetches (the resource_metadata named by the challenge|\S+)$`, func(ctx context.Context, what string) error {
+		if what == "the resource_metadata named by the challenge" {
+			return st.fetchChallengeMetadata(ctx)
+		}
+		return st.fetchDocument(ctx, what)
+	})
 
 	// The per-address registration limit (source 7.3 and 8).
 	sc.Step(`^a client registers repeatedly, at most (\S+) times, until refused$`, st.probeLimit)
@@ -464,6 +481,19 @@ func (st *State) oauthError(status int, code string) (string, error) {
 		return "", st.depart("OAuth error_description", "a string (source 2)", describeOAuth(r), r.Exchange)
 	}
 	return desc, nil
+}
+
+// oauthErrorIs judges an OAuth error answer (source 7.3: the status, the
+// RFC 6749 error code, and its description: exact, by its beginning, or by
+// what it names).
+func (st *State) oauthErrorIs(status int, code, exact, prefix, names string) error {
+	switch {
+	case prefix != "":
+		return st.oauthErrorPrefix(status, code, prefix)
+	case names != "":
+		return st.oauthErrorNaming(status, code, names)
+	}
+	return st.oauthErrorExact(status, code, exact)
 }
 
 func (st *State) oauthErrorExact(status int, code, want string) error {
