@@ -808,7 +808,7 @@ func (st *State) sendToken(ctx context.Context, form url.Values, secret authcode
 	}
 	st.authz.as.token = r
 	if tok, _ := r.String("access_token"); tok != "" {
-		st.flow.issued = tok
+		st.hide(tok)
 	}
 	return nil
 }

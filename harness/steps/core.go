@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
@@ -201,4 +203,38 @@ func (st *State) sameAs(name string) error {
 // challenge, or "" when it has none.
 func resourceMetadata(h http.Header) string {
 	return wire.ChallengeParam(h.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+}
+
+// queryTokenClient is an MCP client of the endpoint that puts the target's
+// credential in the URI query as access_token, RFC 6750's query form, and
+// in no Authorization header.
+func (st *State) queryTokenClient() (*mcpclient.Client, error) {
+	u, err := url.Parse(st.endpoint())
+	if err != nil {
+		return nil, err
+	}
+	q := u.Query()
+	q.Set("access_token", st.Target.Credential)
+	u.RawQuery = q.Encode()
+	return mcpclient.New(u.String(), st.Target.HTTP).Pin(st.MCP.Revision()), nil
+}
+
+func (st *State) withCredential() error {
+	if st.Target.Credential == "" {
+		return st.skip(st.Target.Lacks("credential"))
+	}
+	st.auth = "Bearer " + st.Target.Credential
+	return nil
+}
+
+// withHeader presents an Authorization header with the value given; an empty
+// value is a header sent empty, not an anonymous caller (source 7.2, "a
+// header was sent but is malformed").
+func (st *State) withHeader(value string) error {
+	v, err := st.expand(value)
+	st.auth = v
+	if v == "" {
+		st.auth = mcpclient.EmptyAuthorization
+	}
+	return err
 }

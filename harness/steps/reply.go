@@ -54,3 +54,51 @@ func (st *State) needLast() (*heard, error) {
 	}
 	return st.last, nil
 }
+
+// took records a reply; a transport failure is the host's (it did not answer).
+func (st *State) took(r *mcpclient.Reply, err error) error {
+	if err != nil {
+		if lost := st.stopped(err); lost != nil {
+			return lost
+		}
+		if r != nil && len(r.Exchanges) > 0 {
+			return st.depart("an HTTP response", "a response", err.Error(), r.Exchanges...)
+		}
+		return st.depart("an HTTP response", "a response from "+st.Target.Profile.Target, err.Error())
+	}
+	if why := r.ProtocolRefusal(); why != "" {
+		// A refusal for the base protocol says the harness and the host
+		// disagree on the MCP revision, not how the host treats the request
+		// the scenario is about (MCP 2026-07-28, transport "Server
+		// Validation" and "Protocol Version Header").
+		return st.skip(fmt.Sprintf("the host refused the request for the base protocol, not for what this scenario checks: %s; "+
+			"the suite spoke MCP %s (set mcp_revision to pin another)", why, revisionOrNone(st.MCP.Revision())))
+	}
+	st.answered()
+	st.reply = r
+	st.hearMCP(r)
+	return nil
+}
+
+// revisionOrNone names a revision, or says none was learned.
+func revisionOrNone(r string) string {
+	if r == "" {
+		return "2026-07-28 first (no reply has shown which revision the host speaks)"
+	}
+	return r
+}
+
+// describe says in a few words what a reply was, for "actual".
+func describe(r *mcpclient.Reply) string {
+	if r == nil {
+		return "no reply"
+	}
+	return wire.Describe(r.Answer())
+}
+
+func (st *State) needReply() error {
+	if st.reply == nil {
+		return fmt.Errorf("no MCP reply yet: the scenario must send something before judging a reply")
+	}
+	return nil
+}

@@ -2,12 +2,15 @@ package steps
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // maxRetryAfter is the longest wait a throttled request is retried after.
@@ -47,4 +50,37 @@ func retryAfter(v string) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(n) * time.Second, true
+}
+
+// throttled says whether a reply is plainly a rate limit at work. Source 8
+// does not show the throttled response; 429 (RFC 6585 section 4), or a 4xx or
+// 503 with Retry-After (RFC 9110 section 10.2.3), are the usual signs.
+func throttled(r *oauthclient.Reply) bool {
+	retry := r.Header.Get("Retry-After") != ""
+	return r.Status == http.StatusTooManyRequests || (r.Status >= 400 && r.Status < 500 && retry) ||
+		(r.Status == http.StatusServiceUnavailable && retry)
+}
+
+// skipThrottled stops a scenario whose request the host throttled: a rate
+// limit is the host's right (source 7.3 and 8 for registration; RFC 6585
+// section 4), so the scenario is not run, never failed. what names the
+// request ("registration"); remedy, when set, says what else avoids it.
+func (st *State) skipThrottled(r *oauthclient.Reply, what, remedy string) error {
+	reason := fmt.Sprintf("%s throttled by the host's rate limit: HTTP %d", what, r.Status)
+	if ra := r.Header.Get("Retry-After"); ra != "" {
+		reason += ", Retry-After " + ra
+	}
+	reason += "; run again once the limit has refilled"
+	if remedy != "" {
+		reason += ", or " + remedy
+	}
+	return st.skip(reason)
+}
+
+// describeOAuth says in a few words what an OAuth reply was, for "actual".
+func describeOAuth(r *oauthclient.Reply) string {
+	if r == nil {
+		return "no reply"
+	}
+	return wire.Describe(r.Answer())
 }

@@ -148,16 +148,13 @@ type State struct {
 	credentials map[string]func(context.Context) error
 	// vars are values learned during the scenario ({client_id}, {device_code}, ...).
 	vars map[string]string
-	// flow is the scenario's progress through registration and the device grant.
-	flow oauthFlow
-	// called is the tool of the last tools/call ("" when the last request
-	// was something else) and calledAs the caller's Authorization value.
-	called, calledAs string
 	// byAllowlist is set when the caller is anonymous because the profile's
 	// tools.allowlisted let a scenario about the path policy choose one.
 	byAllowlist bool
-	// exists remembers the tools known to exist, by caller (toolExists).
-	exists map[string]bool
+	// hidden are values learned in the scenario that every message masks
+	// (hide), and moreSecrets a pack's own.
+	hidden      []string
+	moreSecrets func() []string
 	// authz is the scenario's state in the mcp-authorization pack.
 	authz authzState
 	// scenario is the scenario's name.
@@ -204,16 +201,6 @@ func Source(s *Suite) func(*godog.ScenarioContext) { return initializer(s, sourc
 // and the MCP authorization specification's own.
 func Authorization(s *Suite) func(*godog.ScenarioContext) {
 	return initializer(s, authorizationSteps)
-}
-
-// sourceSteps binds the source document's own steps.
-func sourceSteps(st *State, sc stepContext) {
-	st.registerMCP(sc)
-	st.registerEffects(sc)
-	st.registerTime(sc)
-	st.registerOAuth(sc)
-	st.registerDiagnose(sc)
-	st.registerKept(sc)
 }
 
 // authorizationSteps binds the MCP authorization specification's own steps.
@@ -265,7 +252,7 @@ func initializer(s *Suite, pack func(*State, stepContext)) func(*godog.ScenarioC
 
 // newState is a scenario's fresh state.
 func newState(s *Suite) *State {
-	st := &State{Suite: s, remembered: map[string]*heard{}, vars: map[string]string{}, exists: map[string]bool{}}
+	st := &State{Suite: s, remembered: map[string]*heard{}, vars: map[string]string{}}
 	st.credentials = map[string]func(context.Context) error{"the target's credential": noContext(st.withCredential)}
 	return st
 }
@@ -367,7 +354,17 @@ func (st *State) lookup(key string) (string, bool) {
 
 // secrets are the credentials this scenario may show; masked in every message.
 func (st *State) secrets() []string {
-	return append([]string{st.Target.Credential, st.Target.PeerCredential, authCredentials(st.auth)}, st.flow.secrets()...)
+	out := append([]string{st.Target.Credential, st.Target.PeerCredential, authCredentials(st.auth)}, st.hidden...)
+	if st.moreSecrets != nil {
+		out = append(out, st.moreSecrets()...)
+	}
+	return out
+}
+
+// hide masks values learned in the scenario (an issued token) in every
+// message from here on.
+func (st *State) hide(values ...string) {
+	st.hidden = append(st.hidden, values...)
 }
 
 // authCredentials is what follows the scheme in an Authorization value (RFC

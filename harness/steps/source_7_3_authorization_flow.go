@@ -7,12 +7,10 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/wire"
@@ -103,19 +101,9 @@ type oauthFlow struct {
 // secrets are the flow's values that must never appear in a report.
 func (f *oauthFlow) secrets() []string { return []string{f.deviceCode, f.issued} }
 
-// limitProbe records the registration-limit probe (source 7.3 and 8).
-type limitProbe struct {
-	sent, accepted int
-	limit          int
-	refusal        *oauthclient.Reply
-	last           *oauthclient.Reply
-}
-
-// registerOAuth binds the steps that drive the authorization endpoints
-// (source sections 2, 3, 4, 7.3 and 8).
-func (st *State) registerOAuth(sc stepContext) {
-	st.vars["registration_limit"] = strconv.Itoa(st.Target.Profile.RegistrationLimit)
-
+// registerAuthorizationFlow binds the steps that drive the authorization
+// endpoints (source sections 2, 3, 4 and 7.3).
+func (st *sourceState) registerAuthorizationFlow(sc stepContext) {
 	// Registration (source 2, 4 rule 1, 7.3).
 	sc.Step(`^a (registered|newly registered) client$`, func(ctx context.Context, which string) error {
 		if which == "registered" {
@@ -158,65 +146,11 @@ func (st *State) registerOAuth(sc stepContext) {
 	sc.Step(`^the OAuth error is not "([^"]*)"$`, st.oauthErrorIsNot)
 	sc.Step(`^the device code is still pending: authorization_pending or slow_down, or a credential$`, st.stillPending)
 	sc.Step(`^the OAuth reply is served as JSON$`, st.oauthServedAsJSON)
-
-	// Discovery (source 1, 4, 7.2).
-	sc.Step(`^a client fetches (the resource_metadata named by the challenge|\S+)$`, func(ctx context.Context, what string) error {
-		if what == "the resource_metadata named by the challenge" {
-			return st.fetchChallengeMetadata(ctx)
-		}
-		return st.fetchDocument(ctx, what)
-	})
-
-	// The per-address registration limit (source 7.3 and 8).
-	sc.Step(`^a client registers repeatedly, at most (\S+) times, until refused$`, st.probeLimit)
-	sc.Step(`^a registration was refused$`, st.registrationRefused)
-	sc.Step(`^the registered client still works$`, st.registeredClientWorks)
-}
-
-// throttled says whether a reply is plainly a rate limit at work. Source 8
-// does not show the throttled response; 429 (RFC 6585 section 4), or a 4xx or
-// 503 with Retry-After (RFC 9110 section 10.2.3), are the usual signs.
-func throttled(r *oauthclient.Reply) bool {
-	retry := r.Header.Get("Retry-After") != ""
-	return r.Status == http.StatusTooManyRequests || (r.Status >= 400 && r.Status < 500 && retry) ||
-		(r.Status == http.StatusServiceUnavailable && retry)
-}
-
-// refusesRegistration says whether a reply refuses a well-formed
-// registration in a way that can be the per-address limit: the throttled
-// response is not shown (source 7.3, 8), so any 4xx counts, and a 503 with
-// Retry-After.
-func refusesRegistration(r *oauthclient.Reply) bool {
-	return (r.Status >= 400 && r.Status < 500) || throttled(r)
-}
-
-// skipThrottled stops a scenario whose request the host throttled: a rate
-// limit is the host's right (source 7.3 and 8 for registration; RFC 6585
-// section 4), so the scenario is not run, never failed. what names the
-// request ("registration"); remedy, when set, says what else avoids it.
-func (st *State) skipThrottled(r *oauthclient.Reply, what, remedy string) error {
-	reason := fmt.Sprintf("%s throttled by the host's rate limit: HTTP %d", what, r.Status)
-	if ra := r.Header.Get("Retry-After"); ra != "" {
-		reason += ", Retry-After " + ra
-	}
-	reason += "; run again once the limit has refilled"
-	if remedy != "" {
-		reason += ", or " + remedy
-	}
-	return st.skip(reason)
-}
-
-// describeOAuth says in a few words what an OAuth reply was, for "actual".
-func describeOAuth(r *oauthclient.Reply) string {
-	if r == nil {
-		return "no reply"
-	}
-	return wire.Describe(r.Answer())
 }
 
 // oauthReply records an OAuth reply; a transport failure is the host's (it
 // did not answer).
-func (st *State) oauthReply(r *oauthclient.Reply, err error, what string) error {
+func (st *sourceState) oauthReply(r *oauthclient.Reply, err error, what string) error {
 	if err != nil {
 		return st.depart(what, "an HTTP response", err.Error())
 	}
@@ -225,7 +159,7 @@ func (st *State) oauthReply(r *oauthclient.Reply, err error, what string) error 
 	return nil
 }
 
-func (st *State) needOAuth() error {
+func (st *sourceState) needOAuth() error {
 	if st.oauth == nil {
 		return fmt.Errorf("no OAuth reply yet: the scenario must send something before judging a reply")
 	}
@@ -234,7 +168,7 @@ func (st *State) needOAuth() error {
 
 // register sends one registration; a throttled answer stops the scenario as
 // not run (see skipThrottled).
-func (st *State) register(ctx context.Context, body any) error {
+func (st *sourceState) register(ctx context.Context, body any) error {
 	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) { return st.OAuth.Register(ctx, body) })
 	if err := st.oauthReply(r, err, "registration ("+st.Target.Profile.OAuth.Register+")"); err != nil {
 		return err
@@ -250,7 +184,7 @@ func (st *State) register(ctx context.Context, body any) error {
 
 // registeredClient reuses the client the suite registered earlier in the run
 // (source 7.3: a client registers once and keeps its client_id).
-func (st *State) registeredClient(ctx context.Context) error {
+func (st *sourceState) registeredClient(ctx context.Context) error {
 	if id := st.clients.get(); id != "" {
 		st.flow.clientID = id
 		return nil
@@ -262,14 +196,14 @@ func (st *State) registeredClient(ctx context.Context) error {
 	return nil
 }
 
-func (st *State) newlyRegisteredClient(ctx context.Context) error {
+func (st *sourceState) newlyRegisteredClient(ctx context.Context) error {
 	if err := st.register(ctx, clientBody); err != nil {
 		return err
 	}
 	return st.registrationSucceeds()
 }
 
-func (st *State) registerWithURIs(ctx context.Context, list string) error {
+func (st *sourceState) registerWithURIs(ctx context.Context, list string) error {
 	list, err := st.expand(list)
 	if err != nil {
 		return err
@@ -281,13 +215,13 @@ func (st *State) registerWithURIs(ctx context.Context, list string) error {
 	return st.register(ctx, map[string]any{"client_name": "conform", "redirect_uris": uris})
 }
 
-func (st *State) registerWithoutURIs(ctx context.Context) error {
+func (st *sourceState) registerWithoutURIs(ctx context.Context) error {
 	return st.register(ctx, map[string]any{"client_name": "conform"})
 }
 
 // registrationSucceeds checks source section 4: a successful registration
 // returns a client_id. The status is not shown, so any 2xx counts.
-func (st *State) registrationSucceeds() error {
+func (st *sourceState) registrationSucceeds() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -301,7 +235,7 @@ func (st *State) registrationSucceeds() error {
 	return nil
 }
 
-func (st *State) needClient() error {
+func (st *sourceState) needClient() error {
 	if st.flow.clientID == "" {
 		return fmt.Errorf("no client yet: the scenario must register one first")
 	}
@@ -310,7 +244,7 @@ func (st *State) needClient() error {
 
 // askDeviceAuthorization starts a device authorization (RFC 8628 section
 // 3.1) at the profile's endpoint; the source does not show it (section 4 gaps).
-func (st *State) askDeviceAuthorization(ctx context.Context) error {
+func (st *sourceState) askDeviceAuthorization(ctx context.Context) error {
 	if err := st.needClient(); err != nil {
 		return err
 	}
@@ -320,7 +254,7 @@ func (st *State) askDeviceAuthorization(ctx context.Context) error {
 
 // deviceAuthorizationSucceeds accepts what RFC 8628 section 3.2 requires for
 // the flow to go on: a 2xx with a device_code and a user_code.
-func (st *State) deviceAuthorizationSucceeds() error {
+func (st *sourceState) deviceAuthorizationSucceeds() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -342,7 +276,7 @@ func (st *State) deviceAuthorizationSucceeds() error {
 // deviceAuthorizationRefused checks that a removed registration no longer
 // starts a flow (source 3: "The client must then register again"). The
 // refusal is not shown, so any 4xx counts.
-func (st *State) deviceAuthorizationRefused() error {
+func (st *sourceState) deviceAuthorizationRefused() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -354,7 +288,7 @@ func (st *State) deviceAuthorizationRefused() error {
 	return nil
 }
 
-func (st *State) deviceAuthorization(ctx context.Context) error {
+func (st *sourceState) deviceAuthorization(ctx context.Context) error {
 	if err := st.askDeviceAuthorization(ctx); err != nil {
 		return err
 	}
@@ -363,7 +297,7 @@ func (st *State) deviceAuthorization(ctx context.Context) error {
 
 // approve stands in for the person at the verification URI (RFC 8628
 // section 3.3); the consent page is not in the source.
-func (st *State) approve(ctx context.Context) error {
+func (st *sourceState) approve(ctx context.Context) error {
 	if st.Target.Approve == nil {
 		return st.skip(st.Target.Lacks("approval"))
 	}
@@ -377,7 +311,7 @@ func (st *State) approve(ctx context.Context) error {
 }
 
 // token sends a token request for the scenario's client.
-func (st *State) token(ctx context.Context, form url.Values) error {
+func (st *sourceState) token(ctx context.Context, form url.Values) error {
 	if st.flow.clientID != "" {
 		form.Set("client_id", st.flow.clientID)
 	}
@@ -387,14 +321,14 @@ func (st *State) token(ctx context.Context, form url.Values) error {
 
 // poll asks for the device grant's token once (RFC 8628 section 3.4; the
 // source's "device_code" grant is this grant type).
-func (st *State) poll(ctx context.Context) error {
+func (st *sourceState) poll(ctx context.Context) error {
 	if st.flow.deviceCode == "" {
 		return fmt.Errorf("no device code yet: the scenario must start a device authorization first")
 	}
 	return st.deviceToken(ctx, st.flow.deviceCode)
 }
 
-func (st *State) exchangeDeviceCode(ctx context.Context, code string) error {
+func (st *sourceState) exchangeDeviceCode(ctx context.Context, code string) error {
 	code, err := st.expand(code)
 	if err != nil {
 		return err
@@ -405,7 +339,7 @@ func (st *State) exchangeDeviceCode(ctx context.Context, code string) error {
 // deviceToken sends a device access token request by the grant name the
 // host takes (oauthclient.DeviceGrant: the source says device_code, RFC 8628
 // the URN) and says in the result which name that was.
-func (st *State) deviceToken(ctx context.Context, code string) error {
+func (st *sourceState) deviceToken(ctx context.Context, code string) error {
 	form := url.Values{"device_code": {code}}
 	if st.flow.clientID != "" {
 		form.Set("client_id", st.flow.clientID)
@@ -417,7 +351,7 @@ func (st *State) deviceToken(ctx context.Context, code string) error {
 	return st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")")
 }
 
-func (st *State) requestGrant(ctx context.Context, grant string) error {
+func (st *sourceState) requestGrant(ctx context.Context, grant string) error {
 	grant, err := st.expand(grant)
 	if err != nil {
 		return err
@@ -427,7 +361,7 @@ func (st *State) requestGrant(ctx context.Context, grant string) error {
 
 // tokenResponse checks source sections 2 and 5.8: the device grant issues a
 // credential with no expiry and no refresh token.
-func (st *State) tokenResponse() error {
+func (st *sourceState) tokenResponse() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -450,7 +384,7 @@ func (st *State) tokenResponse() error {
 	return nil
 }
 
-func (st *State) withIssued() error {
+func (st *sourceState) withIssued() error {
 	if st.flow.issued == "" {
 		return fmt.Errorf("no credential issued yet in this scenario")
 	}
@@ -460,7 +394,7 @@ func (st *State) withIssued() error {
 
 // oauthError checks the common shape of every authorization-flow failure
 // (source 7.3, RFC 6749 section 5.2) and returns the description.
-func (st *State) oauthError(status int, code string) (string, error) {
+func (st *sourceState) oauthError(status int, code string) (string, error) {
 	if err := st.needOAuth(); err != nil {
 		return "", err
 	}
@@ -486,7 +420,7 @@ func (st *State) oauthError(status int, code string) (string, error) {
 // oauthErrorIs judges an OAuth error answer (source 7.3: the status, the
 // RFC 6749 error code, and its description: exact, by its beginning, or by
 // what it names).
-func (st *State) oauthErrorIs(status int, code, exact, prefix, names string) error {
+func (st *sourceState) oauthErrorIs(status int, code, exact, prefix, names string) error {
 	switch {
 	case prefix != "":
 		return st.oauthErrorPrefix(status, code, prefix)
@@ -496,7 +430,7 @@ func (st *State) oauthErrorIs(status int, code, exact, prefix, names string) err
 	return st.oauthErrorExact(status, code, exact)
 }
 
-func (st *State) oauthErrorExact(status int, code, want string) error {
+func (st *sourceState) oauthErrorExact(status int, code, want string) error {
 	desc, err := st.oauthError(status, code)
 	if err != nil {
 		return err
@@ -507,7 +441,7 @@ func (st *State) oauthErrorExact(status int, code, want string) error {
 	return nil
 }
 
-func (st *State) oauthErrorPrefix(status int, code, prefix string) error {
+func (st *sourceState) oauthErrorPrefix(status int, code, prefix string) error {
 	desc, err := st.oauthError(status, code)
 	if err != nil {
 		return err
@@ -522,7 +456,7 @@ var quoted = regexp.MustCompile(`"([^"]*)"`)
 
 // oauthErrorNaming checks that a description names each quoted word, without
 // demanding the reference host's sentence (source 7.3 says only what it says).
-func (st *State) oauthErrorNaming(status int, code, names string) error {
+func (st *sourceState) oauthErrorNaming(status int, code, names string) error {
 	desc, err := st.oauthError(status, code)
 	if err != nil {
 		return err
@@ -541,7 +475,7 @@ func (st *State) oauthErrorNaming(status int, code, names string) error {
 
 // oauthErrorIsNot accepts a token or any OAuth error other than code; a
 // server failure or a body that is no OAuth answer is not accepted.
-func (st *State) oauthErrorIsNot(code string) error {
+func (st *sourceState) oauthErrorIsNot(code string) error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -560,7 +494,7 @@ func (st *State) oauthErrorIsNot(code string) error {
 // 3): not yet approved, the token endpoint answers authorization_pending or
 // slow_down (RFC 8628 section 3.5), or a credential once approved; any other
 // answer, expired_token included, ends the window early.
-func (st *State) stillPending() error {
+func (st *sourceState) stillPending() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -579,7 +513,7 @@ func (st *State) stillPending() error {
 
 // oauthServedAsJSON checks that an error body is labelled as the JSON it is
 // (RFC 6749 section 5.2: "application/json").
-func (st *State) oauthServedAsJSON() error {
+func (st *sourceState) oauthServedAsJSON() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
@@ -587,158 +521,5 @@ func (st *State) oauthServedAsJSON() error {
 	if !strings.HasPrefix(strings.ToLower(ct), "application/json") {
 		return st.depart("Content-Type header", `beginning with "application/json"`, fmt.Sprintf("%q", ct), st.oauth.Exchange)
 	}
-	return nil
-}
-
-// fetchURL GETs an absolute URL through a client rooted at its origin, so
-// the exchange is recorded like any other.
-func (st *State) fetchURL(ctx context.Context, raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return st.depart("document URL", "an absolute URL", fmt.Sprintf("%q", raw))
-	}
-	origin := u.Scheme + "://" + u.Host
-	r, err := oauthclient.New(origin, oauthclient.Endpoints{}, st.Target.HTTP).Get(ctx, u.RequestURI())
-	return st.oauthReply(r, err, "GET "+raw)
-}
-
-func (st *State) fetchDocument(ctx context.Context, raw string) error {
-	raw, err := st.expand(raw)
-	if err != nil {
-		return err
-	}
-	return st.fetchURL(ctx, raw)
-}
-
-// fetchChallengeMetadata follows the 401's challenge to its resource_metadata
-// (source 7.2: "Follow the challenge").
-func (st *State) fetchChallengeMetadata(ctx context.Context) error {
-	if err := st.needReply(); err != nil {
-		return err
-	}
-	values := st.reply.Header.Values("WWW-Authenticate")
-	if meta := wire.ChallengeParam(values, "Bearer", "resource_metadata"); meta != "" {
-		return st.fetchURL(ctx, meta)
-	}
-	return st.depart("WWW-Authenticate header", "a Bearer challenge with resource_metadata", fmt.Sprintf("%q", strings.Join(values, ", ")), st.reply.Last())
-}
-
-// documentStatus checks only that a discovery document answers: source 4
-// does not show their bodies.
-func (st *State) documentStatus(want int) error {
-	if err := st.needOAuth(); err != nil {
-		return err
-	}
-	if st.oauth.Status != want {
-		return st.depart("HTTP status of "+st.oauth.Exchange.URL, want, describeOAuth(st.oauth), st.oauth.Exchange)
-	}
-	return nil
-}
-
-// sendToPeer sends a method to the peer instance, to show that a credential
-// the target refuses is one its issuer accepts.
-func (st *State) sendToPeer(ctx context.Context, method string) error {
-	p := st.Target.Profile.Peer
-	if p == nil || p.Target == "" {
-		return st.skip("needs the peer's address: set peer.target")
-	}
-	peer := mcpclient.New(p.Target+"/mcp", st.Target.HTTP).Pin(st.Target.Profile.MCPRevision)
-	r, err := peer.Call(ctx, st.auth, method, defaultParams(method))
-	return st.took(r, err)
-}
-
-// probeLimit registers as a client that registers at every start would,
-// until the host refuses or registration_limit is reached (source 7.3, 8).
-func (st *State) probeLimit(ctx context.Context, limitText string) error {
-	limitText, err := st.expand(limitText)
-	if err != nil {
-		return err
-	}
-	limit, err := strconv.Atoi(limitText)
-	if err != nil || limit < 1 {
-		return fmt.Errorf("registration limit %q is not a positive number", limitText)
-	}
-	p := &limitProbe{limit: limit}
-	st.flow.probe = p
-	started := time.Now()
-	lastNote := started
-	for p.sent < limit {
-		r, err := st.OAuth.Register(ctx, clientBody)
-		if err != nil {
-			return st.depart(fmt.Sprintf("registration %d of the limit probe", p.sent+1), "an HTTP response", err.Error())
-		}
-		p.sent++
-		p.last = r
-		st.oauth = r
-		st.hearOAuth(r)
-		switch {
-		case r.Status/100 == 2:
-			p.accepted++
-			st.clients.accepted()
-		case refusesRegistration(r):
-			p.refusal = r
-			return nil
-		default:
-			return st.depart(fmt.Sprintf("registration %d of the limit probe", p.sent),
-				"a 2xx acceptance, or a refusal (a 4xx, or 503 with Retry-After)", describeOAuth(r), r.Exchange)
-		}
-		// A slow host turns the probe into a long wait; say so (PRODUCT.md 8).
-		if now := time.Now(); st.Announce != nil && now.Sub(lastNote) > 10*time.Second {
-			lastNote = now
-			remaining := time.Duration(limit-p.sent) * now.Sub(started) / time.Duration(p.sent)
-			st.Announce(fmt.Sprintf("probing the registration limit: %d of at most %d registrations sent", p.sent, limit), remaining)
-		}
-	}
-	return nil
-}
-
-// registrationRefused judges the probe. The throttled response is not shown
-// (source 8), so any 4xx counts once this address has had a registration
-// accepted in the run: that tells a throttle from a refused request.
-func (st *State) registrationRefused() error {
-	p := st.flow.probe
-	if p == nil {
-		return fmt.Errorf("no registration probe in this scenario")
-	}
-	if p.refusal == nil {
-		return st.depart("per-address registration limit (source 7.3, 8)",
-			fmt.Sprintf("a refusal within %d registrations (registration_limit in the profile)", p.limit),
-			fmt.Sprintf("all %d registrations went through unthrottled; if the host's limit is higher, raise registration_limit (now %d) above it",
-				p.sent, p.limit), lastExchange(p.last)...)
-	}
-	if !st.clients.acceptedAny() {
-		return st.depart("per-address registration limit (source 7.3, 8)",
-			"a refusal after at least one accepted registration from this address",
-			"the first registration was refused: "+describeOAuth(p.refusal), p.refusal.Exchange)
-	}
-	st.vars["registrations_before_refusal"] = strconv.Itoa(p.accepted)
-	return nil
-}
-
-func lastExchange(r *oauthclient.Reply) []wire.Exchange {
-	if r == nil {
-		return nil
-	}
-	return []wire.Exchange{r.Exchange}
-}
-
-// registeredClientWorks checks source 7.3: a client that registered once
-// keeps its client_id and it keeps working, here by starting a device
-// authorization, even after the address was throttled.
-func (st *State) registeredClientWorks(ctx context.Context) error {
-	id := st.clients.get()
-	if id == "" {
-		return fmt.Errorf("no client registered earlier in the run: the scenario must begin with a registered client")
-	}
-	st.flow.clientID = id
-	r, err := st.OAuth.DeviceAuthorize(ctx, id, nil)
-	if err := st.oauthReply(r, err, "device authorization ("+st.Target.Profile.OAuth.DeviceAuthorization+")"); err != nil {
-		return err
-	}
-	if _, ok := r.String("device_code"); r.Status/100 != 2 || !ok {
-		return st.depart("device authorization for the client registered before the limit",
-			"a 2xx answer with a device_code: the client keeps its client_id (source 7.3)", describeOAuth(r), r.Exchange)
-	}
-	st.flow.deviceCode, _ = r.String("device_code")
 	return nil
 }

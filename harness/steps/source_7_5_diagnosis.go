@@ -14,7 +14,7 @@ import (
 
 // diagnosis is one scenario's run of the diagnosis engine (source 7.5).
 type diagnosis struct {
-	st     *State
+	st     *sourceState
 	report *diagnose.Report
 }
 
@@ -22,7 +22,7 @@ type diagnosis struct {
 // section 7.5 against the target and judge where it stops. The engine's
 // wording is its own; these steps judge only the step and the gate, which
 // the host's behaviour decides.
-func (st *State) registerDiagnose(sc stepContext) {
+func (st *sourceState) registerDiagnose(sc stepContext) {
 	d := &diagnosis{st: st}
 	const caller = `(an anonymous caller|the target's credential|a credential issued by the peer|an unknown credential|a caller allowed to call it(?:, \S+ and \S+)?)`
 	sc.Step(`^the (call of|operation) (\S+) on (\S+) is diagnosed for `+caller+`$`, func(ctx context.Context, what, tool, path, who string) error {
