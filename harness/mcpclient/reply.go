@@ -235,9 +235,13 @@ func answers(id json.RawMessage, want string, isError bool) bool {
 }
 
 // Answer is the reply as a one-line description reads it (wire.Describe).
-func (r *Reply) Answer() wire.Answer {
-	a := wire.Answer{Status: r.Status, Body: r.Body}
-	if m := r.Message; m != nil {
+func (r *Reply) Answer() wire.Answer { return AnswerOf(r.Status, r.Body, r.Message) }
+
+// AnswerOf is an HTTP answer and the JSON-RPC message it carried (nil for
+// none) as a one-line description reads them.
+func AnswerOf(status int, body []byte, m *Message) wire.Answer {
+	a := wire.Answer{Status: status, Body: body}
+	if m != nil {
 		if m.Error != nil {
 			a.RPCError = &wire.RPCError{Code: m.Error.Code, Message: m.Error.Message}
 		} else {

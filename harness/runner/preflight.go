@@ -18,10 +18,6 @@ import (
 // not answer is named within seconds rather than by every scenario in turn.
 const probeTimeout = 10 * time.Second
 
-// shownBody is how much of an unexpected body the pre-flight quotes: enough
-// to recognise a web page or an error, short enough to read at a glance.
-const shownBody = 160
-
 // NotToolHostError says that the target does not answer as a tool host at
 // all (source 7.5, step 1), so that no scenario can tell anything about it.
 type NotToolHostError struct {
@@ -150,7 +146,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 	e := &NotToolHostError{
 		Target:   t.Profile.Target,
 		Sent:     fmt.Sprintf("%s %s %s, with no Authorization header", last.Method, last.URL, last.RequestBody),
-		Received: describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message),
+		Received: describe(last.Status, last.ResponseBody, r.Message),
 	}
 	// What went before the call: the same call in MCP 2026-07-28 when the
 	// host turned out to speak an earlier revision, the handshake then.
@@ -159,7 +155,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		if ex.Status/100 == 2 {
 			continue
 		}
-		got := describe(ex.Status, ex.ResponseHeader, ex.ResponseBody, nil)
+		got := describe(ex.Status, ex.ResponseBody, nil)
 		if got == e.Received {
 			got = "the same"
 		}
@@ -172,7 +168,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 	if err != nil {
 		e.Discovery = "had no answer: " + err.Error()
 	} else {
-		e.Discovery = "answered " + describe(d.Status, d.Header, string(d.Body), nil)
+		e.Discovery = "answered " + describe(d.Status, string(d.Body), nil)
 	}
 	return e
 }
@@ -190,29 +186,8 @@ func sent(ex wire.Exchange) string {
 	return m.Method
 }
 
-// describe renders an answer on one line: status, content type, and the
-// start of the body or the JSON-RPC error.
-func describe(status int, header map[string][]string, body string, m *mcpclient.Message) string {
-	out := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
-	if ct := http.Header(header).Get("Content-Type"); ct != "" {
-		out += ", " + ct
-	}
-	if m != nil && m.Error != nil {
-		return out + fmt.Sprintf(", JSON-RPC error %d: %s", m.Error.Code, shorten(m.Error.Message))
-	}
-	if body = shorten(body); body != "" {
-		out += ": " + body
-	} else {
-		out += ", empty body"
-	}
-	return out
-}
-
-// shorten puts s on one line and cuts it at shownBody characters.
-func shorten(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > shownBody {
-		return string(r[:shownBody]) + "…"
-	}
-	return s
+// describe renders an answer on one line, as every part of the harness
+// does (wire.Describe).
+func describe(status int, body string, m *mcpclient.Message) string {
+	return wire.Describe(mcpclient.AnswerOf(status, []byte(body), m))
 }

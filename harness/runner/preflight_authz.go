@@ -32,7 +32,7 @@ func checkMCPServer(ctx context.Context, t *target.Target) error {
 	last := r.Last()
 	return fmt.Errorf("%s does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
 		"  sent:      %s %s %s\n  received:  %s\nCheck the URL of the MCP endpoint. No scenario was run.",
-		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message))
+		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseBody, r.Message))
 }
 
 // answersAsMCP is whether a reply comes from an MCP server: a JSON-RPC

@@ -181,18 +181,18 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		Entry("a plain web server", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<html><body>" + strings.Repeat("Welcome! ", 200) + "</body></html>"))
-		}), "HTTP 200 OK, text/html: <html><body>Welcome!"),
-		Entry("a server with nothing at /mcp", http.NotFoundHandler(), "HTTP 404 Not Found"),
+		}), `HTTP 200 with body "<html><body>Welcome!`),
+		Entry("a server with nothing at /mcp", http.NotFoundHandler(), `HTTP 404 with body "404 page not found"`),
 		Entry("a host whose tools/list fails", fakehost.New(fakehost.MCPOptions{Breaks: []fakehost.Break{fakehost.ToolsListFails}}).Handler(),
-			"HTTP 500", "JSON-RPC error -32603: internal error"),
+			"HTTP 500", `JSON-RPC error -32603 "internal error"`),
 		Entry("a JSON-RPC server that does not know tools/list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"Method not found"}}`))
-		}), "HTTP 200 OK, application/json, JSON-RPC error -32601: Method not found"),
+		}), `HTTP 200 with JSON-RPC error -32601 "Method not found"`),
 		Entry("a host that wants a credential for tools/list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			w.WriteHeader(http.StatusUnauthorized)
-		}), "HTTP 401 Unauthorized, empty body"),
+		}), "HTTP 401"),
 	)
 
 	It("names what the discovery document answered, and what answered before the call", func(ctx context.Context) {
@@ -206,9 +206,9 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		})
 		t := targetOn(mux)
 		err := preflight(ctx, t)
-		expectNotToolHost(err, t.Profile.Target, "HTTP 400 Bad Request")
+		expectNotToolHost(err, t.Profile.Target, `HTTP 400 with body "no"`)
 		Expect(err.Error()).To(ContainSubstring("before it: tools/list (MCP 2026-07-28) answered the same; initialize answered the same"))
-		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 OK, application/json: {"name":"somewhere else"}`))
+		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 with body "{\"name\":\"somewhere else\"}"`))
 	})
 
 	It("says within seconds that a target on a closed port is unreachable", func(ctx context.Context) {
@@ -317,7 +317,7 @@ var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 		}))
 		err := authorizationPreflight(ctx, page)
 		Expect(err).To(MatchError(ContainSubstring("does not answer as an MCP server")))
-		Expect(err.Error()).To(ContainSubstring("HTTP 501 Not Implemented, text/html"))
+		Expect(err.Error()).To(ContainSubstring(`HTTP 501 with body "<html><body>Unsupported method</body></html>"`))
 		Expect(err.Error()).To(ContainSubstring("No scenario was run"))
 	})
 })
