@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // answered says in a few words what came back, after the request's name:
@@ -58,16 +59,11 @@ func abbreviate(s string, n int) string {
 	return fmt.Sprintf("%q… (%d more bytes)", head, left)
 }
 
-// cut returns s's first n bytes or fewer, ending on a rune boundary, and how
-// many bytes were left out.
+// cut returns s's first n bytes or fewer, ending on a whole character
+// (wire.Cut), and how many bytes were left out.
 func cut(s string, n int) (string, int) {
-	if len(s) <= n {
-		return s, 0
-	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n], len(s) - n
+	head, _ := wire.Cut(s, n)
+	return head, len(s) - len(head)
 }
 
 // nameList shows at most a dozen tool names.

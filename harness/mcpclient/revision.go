@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // The MCP revisions the client speaks, newest first. 2026-07-28 is stateless
@@ -341,8 +343,8 @@ func (r *Reply) ProtocolRefusal() string {
 	}
 	if lower := strings.ToLower(string(r.Body)); strings.Contains(lower, "protocol version") || strings.Contains(lower, "mcp-protocol-version") {
 		text := strings.TrimSpace(string(r.Body))
-		if len(text) > 200 {
-			text = text[:200] + "..."
+		if head, cut := wire.Cut(text, 200); cut {
+			text = head + "..."
 		}
 		return "HTTP 400 naming the protocol version: " + text
 	}
