@@ -5,10 +5,13 @@ Feature: 7.2 Transport failure: 401 on /mcp
   {base}/.well-known/oauth-protected-resource and a JSON body whose error is
   "Unauthorized". The body is the same for every cause.
 
+  # Every scenario starts from the 401 of an anonymous privileged call.
+  Background:
+    Given an anonymous caller
+    And the caller calls {tools.write} on {paths.writable}
+
   @T401-1 @T401-2 @T401-3 @RES-5 @T401-5 @id:401-anonymous-privileged-call-carries-challenge-body
   Scenario: The 401 for an anonymous privileged call carries the challenge and body
-    Given an anonymous caller
-    When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge whose resource_metadata is "{base}/.well-known/oauth-protected-resource"
     And the body is a JSON object whose "error" is "Unauthorized"
@@ -16,9 +19,7 @@ Feature: 7.2 Transport failure: 401 on /mcp
 
   @id:rejected-credential-answers-same-401
   Scenario Outline: A rejected credential answers the same 401: <credential>
-    Given an anonymous caller
-    When the caller calls {tools.write} on {paths.writable}
-    And the reply is remembered as "anonymous privileged call"
+    Given the reply is remembered as "anonymous privileged call"
     Given a caller presenting the Authorization header "<header>"
     When the caller sends "tools/list"
     Then the HTTP status is 401
@@ -37,18 +38,14 @@ Feature: 7.2 Transport failure: 401 on /mcp
 
   @T401-4 @T401-6 @id:anonymous-method-off-allowlist-answers-same-401
   Scenario: An anonymous method off the allowlist answers the same 401
-    Given an anonymous caller
-    When the caller calls {tools.write} on {paths.writable}
-    And the reply is remembered as "anonymous privileged call"
+    Given the reply is remembered as "anonymous privileged call"
     When the caller sends "conform/no-such-method"
     Then the HTTP status is 401
     And the reply is the same as "anonymous privileged call" in status, challenge and body
 
   @T401-4 @T401-7 @needs-peer @id:credential-from-another-host-instance-answers-same
   Scenario: A credential from another host instance answers the same 401
-    Given an anonymous caller
-    When the caller calls {tools.write} on {paths.writable}
-    And the reply is remembered as "anonymous privileged call"
+    Given the reply is remembered as "anonymous privileged call"
     Given a caller with a credential issued by the peer
     When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 401
@@ -56,7 +53,5 @@ Feature: 7.2 Transport failure: 401 on /mcp
 
   @T401-8 @id:401-body-served-json
   Scenario: The 401 body is served as JSON
-    Given an anonymous caller
-    When the caller calls {tools.write} on {paths.writable}
     Then the HTTP status is 401
     And the "Content-Type" header begins with "application/json"
