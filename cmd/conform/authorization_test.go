@@ -1,6 +1,9 @@
 package main_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 
@@ -23,10 +26,49 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 		Expect(stdout(s)).To(MatchRegexp(`\d+ passed, 0 failed, \d+ not run`))
 	})
 
-	It("still holds the source pack to its own pre-flight", func() {
+	It("still holds the source pack to its own pre-flight when --spec names it", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
-		s := exits(conform(nil, "run", "--target", h.Endpoint()), 1)
+		s := exits(conform(nil, "run", "--spec", "source", "--target", h.Endpoint()), 1)
 		Expect(stderr(s)).To(ContainSubstring("does not answer as an agent-facing tool host"))
+	})
+
+	It("judges a server that challenges an anonymous tools/list for its MCP authorization when --spec is not given", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		s := exits(conform(nil, "run", "--target", h.Endpoint(), "--format", "progress"), 3)
+		Expect(stderr(s)).To(ContainSubstring("with a Bearer challenge"))
+		Expect(stderr(s)).To(ContainSubstring("judging its MCP authorization (--spec mcp-authorization"))
+		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
+	})
+
+	It("runs the pack a profile's mcp_authorization block is for when --spec is not given", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		profile := filepath.Join(GinkgoT().TempDir(), "server.yaml")
+		Expect(os.WriteFile(profile, []byte("target: "+h.Endpoint()+"\nmcp_authorization:\n  protected_request: {method: tools/list}\n"), 0o600)).To(Succeed())
+		s := exits(conform(nil, "run", "--profile", profile, "--format", "progress"), 3)
+		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
+	})
+
+	It("names both packs, sending nothing else, for an MCP server of neither kind when --spec is not given", func() {
+		generic := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/mcp" {
+				http.NotFound(w, r)
+				return
+			}
+			var req struct {
+				ID json.RawMessage `json:"id"`
+			}
+			_ = json.NewDecoder(r.Body).Decode(&req)
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": req.ID, "result": map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}}})
+		}))
+		DeferCleanup(generic.Close)
+		s := exits(conform(nil, "run", "--target", generic.URL+"/mcp"), 2)
+		Expect(stderr(s)).To(ContainSubstring("not as a tool host of the source document's kind"))
+		Expect(stderr(s)).To(ContainSubstring("--spec mcp-authorization"))
+		Expect(stderr(s)).To(ContainSubstring("--spec source"))
+		Expect(stdout(s)).To(BeEmpty())
 	})
 })

@@ -57,7 +57,7 @@ credential refused; 3 none failed but some could not run.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.target, "target", "", "base URL of the host under test ({target}/mcp is the MCP endpoint)")
 	fl.StringVar(&f.profile, "profile", "", "target profile (YAML); --target overrides its target")
-	fl.StringVar(&f.pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
+	fl.StringVar(&f.pack, "spec", "", "specification pack: "+strings.Join(spec.Packs(), ", ")+" (default: the one the target answers as; "+spec.Source+" for the embedded host)")
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
 	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE, json:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
@@ -86,9 +86,22 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
-	pack, err := runner.LookupPack(f.pack)
+	if f.pack != "" {
+		if _, err := runner.LookupPack(f.pack); err != nil {
+			return usage("%v", err)
+		}
+	}
+	connection, err := f.connection.parse(stderr)
 	if err != nil {
 		return usage("%v", err)
+	}
+	p, external, err := loadProfile(f)
+	if err != nil {
+		return err
+	}
+	pack, err := choosePack(ctx, f.pack, p, external, connection, stderr)
+	if err != nil {
+		return err
 	}
 	if err := runner.CheckSelection(pack.Name, f.tags, sections); err != nil {
 		return usage("%v", err)
@@ -98,11 +111,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 			return usage("--scenario: %v", err)
 		}
 	}
-	connection, err := f.connection.parse(stderr)
-	if err != nil {
-		return usage("%v", err)
-	}
-	t, closeTarget, err := chooseTarget(ctx, f, pack, stderr)
+	t, closeTarget, err := chooseTarget(ctx, p, external, pack, stderr)
 	if err != nil {
 		return err
 	}
@@ -163,17 +172,16 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	return nil
 }
 
-// chooseTarget decides what to run against: a profile, a bare URL with the
-// default profile, or the in-process reference host.
-func chooseTarget(ctx context.Context, f runFlags, pack *runner.Pack, stderr io.Writer) (*target.Target, func(), error) {
-	var p profile.Profile
+// loadProfile reads what to run against: a profile, or a bare URL with the
+// default profile; external is false when neither is given (the in-process
+// reference host).
+func loadProfile(f runFlags) (p profile.Profile, external bool, err error) {
 	switch {
 	case f.profile != "":
-		loaded, err := profile.Load(f.profile)
+		p, err = profile.Load(f.profile)
 		if err != nil {
-			return nil, nil, usage("%v", err)
+			return p, false, usage("%v", err)
 		}
-		p = loaded
 		if f.target != "" {
 			p.SetTarget("--target", f.target)
 		}
@@ -181,6 +189,39 @@ func chooseTarget(ctx context.Context, f runFlags, pack *runner.Pack, stderr io.
 		p = profile.Default("")
 		p.SetTarget("--target", f.target)
 	default:
+		return p, false, nil
+	}
+	return p, true, nil
+}
+
+// choosePack is the pack --spec names; without it, the source pack for the
+// in-process host, and for an external target the one its profile or its
+// answers fit (runner.ChoosePack), said once on stderr.
+func choosePack(ctx context.Context, name string, p profile.Profile, external bool, c target.Connection, stderr io.Writer) (*runner.Pack, error) {
+	if name == "" && external {
+		if err := p.Validate(); err != nil {
+			return nil, usage("%v", err)
+		}
+		choice, err := runner.ChoosePack(ctx, p, c.Client(p.Target, p.RawTarget))
+		if err != nil {
+			return nil, &exitError{code: outcome.ExitUsage, err: err}
+		}
+		if choice.Why != "" {
+			fmt.Fprintln(stderr, "conform:", choice.Why)
+		}
+		name = choice.Pack
+	}
+	pack, err := runner.LookupPack(name)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	return pack, nil
+}
+
+// chooseTarget builds what to run against from the profile, fitted to the
+// pack, or starts the in-process reference host.
+func chooseTarget(ctx context.Context, p profile.Profile, external bool, pack *runner.Pack, stderr io.Writer) (*target.Target, func(), error) {
+	if !external {
 		t, closeFn, err := inprocess.Start(ctx)
 		if err != nil {
 			return nil, nil, &exitError{code: outcome.ExitFailed, err: fmt.Errorf("start the in-process reference host: %w", err)}

@@ -45,6 +45,9 @@ type Profile struct {
 	Notes []string `yaml:"-"`
 	// RawTarget is the target as the user gave it, before BaseURL.
 	RawTarget string `yaml:"-"`
+	// Keys are the top-level keys the profile file set, for choosing the
+	// pack it was written for when the user named none.
+	Keys map[string]bool `yaml:"-"`
 	// MCPEndpoint is the MCP endpoint's URL when it is not {target}/mcp: the
 	// mcp-authorization pack takes the target as the endpoint itself, at
 	// any path, as MCP clients take it (EndpointFromTarget).
@@ -211,6 +214,11 @@ func Parse(data []byte) (Profile, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
 		return Profile{}, typeErrors(err, lines)
+	}
+	p.Keys = map[string]bool{}
+	for _, key := range lines {
+		top, _, _ := strings.Cut(key, ".")
+		p.Keys[top] = true
 	}
 	p.SetTarget("target", p.Target)
 	if p.Peer != nil {
