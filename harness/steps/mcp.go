@@ -94,24 +94,8 @@ func (st *State) withHeader(value string) error {
 	return err
 }
 
-// defaultParams are the params the harness sends with a bare method: what a
-// well-behaved MCP client would send.
-func defaultParams(method string) any {
-	switch method {
-	case "initialize":
-		return map[string]any{
-			"protocolVersion": "2025-06-18",
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "conform", "version": "1"},
-		}
-	case "tools/call":
-		return nil
-	}
-	return map[string]any{}
-}
-
 func (st *State) sendMethod(ctx context.Context, method string) error {
-	r, err := st.MCP.Call(ctx, st.auth, method, defaultParams(method))
+	r, err := st.MCP.Call(ctx, st.auth, method, mcpclient.DefaultParams(method))
 	st.called = ""
 	if err == nil && method == "initialize" && st.MCP.Revision() == mcpclient.Modern &&
 		(r.Status == http.StatusBadRequest || r.Status == http.StatusNotFound || r.Status == http.StatusMethodNotAllowed) {

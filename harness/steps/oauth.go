@@ -18,12 +18,11 @@ import (
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
-	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // clientBody is the registration the suite sends for a client it means to use.
-var clientBody = signin.Registration("conform")
+var clientBody = oauthclient.DeviceRegistration("conform")
 
 // sevenDays is the lifetime of a registration never used in a completed
 // authorization (source sections 3 and 8).
@@ -649,7 +648,7 @@ func (st *State) sendToPeer(ctx context.Context, method string) error {
 		return st.skip("needs the peer's address: set peer.target")
 	}
 	peer := mcpclient.New(p.Target+"/mcp", st.Target.HTTP).Pin(st.Target.Profile.MCPRevision)
-	r, err := peer.Call(ctx, st.auth, method, defaultParams(method))
+	r, err := peer.Call(ctx, st.auth, method, mcpclient.DefaultParams(method))
 	return st.took(r, err)
 }
 
