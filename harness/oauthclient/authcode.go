@@ -77,6 +77,24 @@ func ReadRedirect(location, redirectURI string) (AuthorizationResponse, error) {
 	return AuthorizationResponse{Location: location, ToRedirectURI: same, Params: loc.Query()}, nil
 }
 
+// CheckIss applies the validation MCP's Authorization Response Validation
+// (RFC 9207 section 2.4) asks of a client before it sends the code to any
+// token endpoint: a present iss must be the issuer the metadata md names,
+// compared as strings without normalization (RFC 3986 section 6.2.1); an
+// absent one is an error only when md sets
+// authorization_response_iss_parameter_supported.
+func (r AuthorizationResponse) CheckIss(md *ServerMetadata) error {
+	want := md.String("issuer")
+	got, present := r.Params["iss"]
+	switch {
+	case present && (len(got) != 1 || got[0] != want):
+		return fmt.Errorf("the authorization response's iss %q is not the issuer %q (RFC 9207 section 2.4)", strings.Join(got, ","), want)
+	case !present && md.Bool("authorization_response_iss_parameter_supported"):
+		return fmt.Errorf("the authorization response carries no iss, which the metadata of %s promises (RFC 9207 section 2.4)", want)
+	}
+	return nil
+}
+
 // Authorize sends the request through the approver and reads the redirect.
 func Authorize(ctx context.Context, approve func(ctx context.Context, authorizationURL string) (string, error), r AuthorizationRequest) (AuthorizationResponse, error) {
 	u, err := r.URL()
@@ -149,6 +167,9 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 	resp, err := Authorize(ctx, c.Approve, AuthorizationRequest{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
 		RedirectURI: c.RedirectURI, Challenge: challenge, Method: "S256", State: "conform", Resource: resource, Scope: c.Scope})
 	if err != nil {
+		return nil, err
+	}
+	if err := resp.CheckIss(md); err != nil {
 		return nil, err
 	}
 	code := resp.Params.Get("code")

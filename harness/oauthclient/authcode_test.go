@@ -81,6 +81,32 @@ var _ = Describe("the whole flow against an authorization server on another orig
 	)
 })
 
+// metadata is authorization server metadata holding doc, as found.
+func metadata(doc map[string]any) *oauthclient.ServerMetadata {
+	return &oauthclient.ServerMetadata{Reply: &oauthclient.Reply{JSON: doc}}
+}
+
+var _ = DescribeTable("checks the authorization response's iss as MCP's Authorization Response Validation tells a client to",
+	func(advertised bool, query string, ok bool) {
+		md := metadata(map[string]any{"issuer": "https://auth.example/t", "authorization_response_iss_parameter_supported": advertised})
+		r, err := oauthclient.ReadRedirect("http://127.0.0.1:8765/cb?code=x"+query, "http://127.0.0.1:8765/cb")
+		Expect(err).NotTo(HaveOccurred())
+		if ok {
+			Expect(r.CheckIss(md)).To(Succeed())
+		} else {
+			Expect(r.CheckIss(md)).To(MatchError(ContainSubstring("RFC 9207")))
+		}
+	},
+	Entry("advertised and the issuer", true, "&iss=https%3A%2F%2Fauth.example%2Ft", true),
+	Entry("advertised and absent", true, "", false),
+	Entry("advertised and another issuer", true, "&iss=https%3A%2F%2Fevil.example", false),
+	Entry("not advertised, present: compared all the same", false, "&iss=https%3A%2F%2Fevil.example", false),
+	Entry("not advertised, present and the issuer", false, "&iss=https%3A%2F%2Fauth.example%2Ft", true),
+	Entry("not advertised and absent", false, "", true),
+	Entry("the issuer with a trailing slash: no normalization", true, "&iss=https%3A%2F%2Fauth.example%2Ft%2F", false),
+	Entry("the issuer's host in capitals: no case folding", true, "&iss=https%3A%2F%2FAUTH.example%2Ft", false),
+)
+
 // jwt is an unsigned JWT with the given claims, for reading premises only.
 func jwt(claims string) string {
 	return "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(claims)) + ".c2ln"

@@ -9,8 +9,8 @@
 //   - registration.go: client registration (RFC 7591);
 //   - devicegrant.go and devicesignin.go: the device grant (RFC 8628) and a
 //     whole sign-in through it;
-//   - authcode.go: the authorization code grant with PKCE (RFC 7636) and the
-//     resource indicator (RFC 8707);
+//   - authcode.go: the authorization code grant with PKCE (RFC 7636), the
+//     resource indicator (RFC 8707) and the iss of the response (RFC 9207);
 //   - token.go, refresh.go: the token endpoint (OAuth 2.1 section 3.2) and
 //     refresh (section 4.3);
 //   - claims.go: what a JWT access token says of itself (RFC 7519).
