@@ -11,8 +11,8 @@
 //     whole sign-in through it;
 //   - authcode.go: the authorization code grant with PKCE (RFC 7636), the
 //     resource indicator (RFC 8707) and the iss of the response (RFC 9207);
-//   - token.go, refresh.go: the token endpoint (OAuth 2.1 section 3.2) and
-//     refresh (section 4.3);
+//   - token.go, refresh.go, introspection.go: the token endpoint (OAuth 2.1
+//     section 3.2), refresh (section 4.3), introspection (RFC 7662);
 //   - claims.go: what a JWT access token says of itself (RFC 7519).
 //
 // Each well-known URI suffix is written once, in the file of its concept.
