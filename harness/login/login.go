@@ -114,6 +114,9 @@ func Run(ctx context.Context, o Options) (string, error) {
 		Sleep: target.Sleep,
 	}
 	access, err := signIn.Run(ctx)
+	if errors.Is(err, oauthclient.ErrDeviceCodeExpired) {
+		return "", fmt.Errorf("login: %w; run conform login again", err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("login: %w", err)
 	}

@@ -20,6 +20,11 @@ type DeviceAuthorization struct {
 	Expiry time.Time
 }
 
+// ErrDeviceCodeExpired ends a DeviceSignIn whose device code expired
+// (RFC 8628 section 3.2, expires_in) before the approval came; RFC 8628
+// section 3.5 leaves it to the client to start again.
+var ErrDeviceCodeExpired = errors.New("the device code expired before the sign-in was approved")
+
 // ErrClientRefused is what a DeviceSignIn's Start wraps when the host
 // refused the client itself, the sign of a registration it removed.
 var ErrClientRefused = errors.New("the host refused the client")
@@ -91,9 +96,7 @@ func (s *DeviceSignIn) Run(ctx context.Context) (string, error) {
 	polls := 0
 	stop := func() error {
 		if !da.Expiry.IsZero() && time.Now().After(da.Expiry) {
-			// RFC 8628 section 3.5: expired_token, "the client MAY commence
-			// a new device authorization request".
-			return errors.New("the device code expired before the sign-in was approved")
+			return ErrDeviceCodeExpired
 		}
 		if polls++; s.MaxPolls > 0 && polls > s.MaxPolls {
 			return fmt.Errorf("still pending after %d polls", s.MaxPolls)

@@ -84,4 +84,29 @@ var _ = Describe("a device sign-in", func() {
 		_, err := s.Run(ctx)
 		Expect(err).To(MatchError(ContainSubstring("still pending after 3 polls")))
 	})
+
+	It("stops when the device code expired before the approval", func(ctx context.Context) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			switch r.URL.Path {
+			case "/oauth/register":
+				w.WriteHeader(http.StatusCreated)
+				_, _ = w.Write([]byte(`{"client_id":"c"}`))
+			case "/oauth/device_authorization":
+				_, _ = w.Write([]byte(`{"device_code":"d","user_code":"U","verification_uri":"https://h/device","expires_in":1}`))
+			default:
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"error":"authorization_pending"}`))
+			}
+		}))
+		DeferCleanup(srv.Close)
+		s := oauthclient.DeviceSignIn{
+			Client:  oauthclient.New(srv.URL, endpoints, srv.Client()),
+			Present: func(context.Context, *oauthclient.DeviceAuthorization) error { return nil },
+			// The wait is real: the expiry is read off the wall clock.
+			Sleep: func(ctx context.Context, _ time.Duration) error { time.Sleep(300 * time.Millisecond); return ctx.Err() },
+		}
+		_, err := s.Run(ctx)
+		Expect(err).To(MatchError(oauthclient.ErrDeviceCodeExpired))
+	})
 })
