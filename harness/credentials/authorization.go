@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 
-	"github.com/conform-mcp/conform/harness/authcode"
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/target"
-	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // Authorization completes what the mcp-authorization pack presents: the
@@ -45,7 +43,7 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 	if a.Scope != "" {
 		scope = a.Scope
 	}
-	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret()}
+	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret()}
 	obtain := func(resource, what string) string {
 		tok, err := flow.Obtain(ctx, issuer, resource)
 		if err != nil {
@@ -82,20 +80,17 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 }
 
 // findIssuer asks the MCP endpoint anonymously for the request that needs
-// authorization and follows its challenge to the metadata. It returns the
-// authorization server and the scope a client asks for (authcode.Scope).
+// authorization and follows its challenge to the authorization server and
+// the scope a client asks for (oauthclient.FollowChallenge).
 func findIssuer(ctx context.Context, t *target.Target) (string, string, error) {
 	req := t.Profile.MCPAuthorization.ProtectedRequest
 	var params any = req.Params
 	if req.Params == nil {
-		params = map[string]any{}
+		params = mcpclient.DefaultParams(req.Method)
 	}
-	challenge, challengeScope := "", ""
-	r, err := mcpclient.New(t.Endpoint(), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params)
-	if err == nil && r.Status == http.StatusUnauthorized {
-		challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
-		challengeScope = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "scope")
+	status, challenges := 0, []string(nil)
+	if r, err := mcpclient.New(t.Endpoint(), t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, "", req.Method, params); err == nil {
+		status, challenges = r.Status, r.Header.Values("WWW-Authenticate")
 	}
-	issuer, scopes, err := authcode.FindIssuer(ctx, t.HTTP, t.Endpoint(), challenge)
-	return issuer, authcode.Scope(challengeScope, scopes), err
+	return oauthclient.FollowChallenge(ctx, t.HTTP, t.Endpoint(), status, challenges)
 }

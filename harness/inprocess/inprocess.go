@@ -16,7 +16,6 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/conform-mcp/conform/harness/authcode"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/signin"
@@ -111,7 +110,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual, ownerSecret string) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
-	flow := authcode.Client{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: t.Profile.MCPAuthorization.RedirectURI}
+	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: t.Profile.MCPAuthorization.RedirectURI}
 	tok, err := flow.Obtain(ctx, base, base+"/mcp")
 	if err != nil {
 		return fmt.Errorf("obtain a token through the authorization code flow: %w", err)

@@ -6,8 +6,10 @@
 // after seven days, after which the client registers again; section 5.8 says
 // the device grant's credential has no expiry, so it is stored for later runs.
 //
-// The OAuth client is golang.org/x/oauth2, the ecosystem's client, so that a
-// login also shows the host interoperates with it (PRODUCT.md section 7).
+// The sign-in is oauthclient's DeviceSignIn, the one the harness's own
+// sign-ins run; its device authorization request goes through
+// golang.org/x/oauth2, the ecosystem's client, so that a login also shows
+// the host interoperates with it (PRODUCT.md section 7).
 package login
 
 import (
@@ -17,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,6 @@ import (
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
-	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/target"
 )
 
@@ -46,9 +46,6 @@ type Options struct {
 	HTTP *http.Client
 }
 
-// registration is what conform login registers.
-var registration = signin.Registration("conform login")
-
 // stateFile is the file under the state directory; it holds client IDs and
 // credentials, so it is private to the user (0600).
 const stateFile = "login.json"
@@ -63,8 +60,8 @@ type targetState struct {
 // client_id), starts a device authorization, tells the person where to
 // approve it, polls until the host issues a credential, and stores it.
 func Run(ctx context.Context, o Options) (string, error) {
-	target := normalize(o.Target)
-	if target == "" {
+	host := normalize(o.Target)
+	if host == "" {
 		return "", errors.New("login: a target URL is required")
 	}
 	dir, err := stateDir(o.StateDir)
@@ -86,53 +83,46 @@ func Run(ctx context.Context, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st := states[target]
-	fresh := false
-	if st.ClientID == "" {
-		if st.ClientID, err = register(ctx, target, ep, hc); err != nil {
-			return "", err
-		}
-		fresh = true
-		states[target] = st
-		if err := save(dir, states); err != nil {
-			return "", err
-		}
+	keep := func(clientID string) error {
+		st := states[host]
+		st.ClientID = clientID
+		states[host] = st
+		return save(dir, states)
 	}
-
-	cfg := config(target, ep, st.ClientID)
-	da, err := cfg.DeviceAuth(ctx)
-	if refused(err) && !fresh {
-		// Source 3: a registration never used in a completed authorization is
-		// removed after seven days; "the client must then register again".
-		fmt.Fprintf(out, "The host no longer knows client %s; registering again.\n", st.ClientID)
-		if st.ClientID, err = register(ctx, target, ep, hc); err != nil {
-			return "", err
-		}
-		states[target] = st
-		if err := save(dir, states); err != nil {
-			return "", err
-		}
-		cfg = config(target, ep, st.ClientID)
-		da, err = cfg.DeviceAuth(ctx)
+	signIn := oauthclient.DeviceSignIn{
+		Client:     oauthclient.New(host, ep, hc),
+		ClientName: "conform login",
+		ClientID:   states[host].ClientID,
+		Registered: keep,
+		Forgotten: func(clientID string) {
+			fmt.Fprintf(out, "The host no longer knows client %s; registering again.\n", clientID)
+		},
+		Start: func(ctx context.Context, clientID string) (*oauthclient.DeviceAuthorization, error) {
+			return deviceAuth(ctx, config(host, ep, clientID))
+		},
+		Present: func(_ context.Context, da *oauthclient.DeviceAuthorization) error {
+			// RFC 8628 section 3.3: the person visits the verification URI
+			// and enters the user code, or opens the complete URI that
+			// carries it.
+			fmt.Fprintf(out, "To sign in, visit %s and enter the code %s\n", da.VerificationURI, da.UserCode)
+			if da.VerificationURIComplete != "" {
+				fmt.Fprintf(out, "or open %s\n", da.VerificationURIComplete)
+			}
+			fmt.Fprintln(out, "Waiting for approval...")
+			return nil
+		},
+		Sleep: target.Sleep,
+	}
+	access, err := signIn.Run(ctx)
+	if errors.Is(err, oauthclient.ErrDeviceCodeExpired) {
+		return "", fmt.Errorf("login: %w; run conform login again", err)
 	}
 	if err != nil {
-		return "", fmt.Errorf("login: start device authorization: %w", err)
+		return "", fmt.Errorf("login: %w", err)
 	}
-
-	// RFC 8628 section 3.3: the person visits the verification URI and enters
-	// the user code, or opens the complete URI that carries it.
-	fmt.Fprintf(out, "To sign in, visit %s and enter the code %s\n", da.VerificationURI, da.UserCode)
-	if da.VerificationURIComplete != "" {
-		fmt.Fprintf(out, "or open %s\n", da.VerificationURIComplete)
-	}
-	fmt.Fprintln(out, "Waiting for approval...")
-
-	access, err := poll(ctx, oauthclient.New(target, ep, hc).DeviceGrant(), da, st.ClientID)
-	if err != nil {
-		return "", fmt.Errorf("login: obtain the credential: %w", err)
-	}
+	st := states[host]
 	st.Credential = access
-	states[target] = st
+	states[host] = st
 	if err := save(dir, states); err != nil {
 		return "", err
 	}
@@ -140,18 +130,22 @@ func Run(ctx context.Context, o Options) (string, error) {
 	return access, nil
 }
 
-// poll asks for the device grant's token until the person approves, by the
-// name the host takes (the source's device_code or RFC 8628's URN), which
-// x/oauth2's DeviceAccessToken cannot do: it sends only the URN.
-func poll(ctx context.Context, grant *oauthclient.DeviceGrant, da *oauth2.DeviceAuthResponse, clientID string) (string, error) {
-	form := url.Values{"device_code": {da.DeviceCode}, "client_id": {clientID}}
-	expired := func() error {
-		if !da.Expiry.IsZero() && time.Now().After(da.Expiry) {
-			return errors.New("the device code expired before the sign-in was approved; run conform login again")
-		}
-		return nil
+// deviceAuth starts the device authorization through x/oauth2, so that a
+// login shows the host interoperates with the ecosystem's client; a 4xx
+// other than a throttle is the host refusing the client itself.
+func deviceAuth(ctx context.Context, cfg *oauth2.Config) (*oauthclient.DeviceAuthorization, error) {
+	da, err := cfg.DeviceAuth(ctx)
+	if refused(err) {
+		return nil, fmt.Errorf("%w: %w", oauthclient.ErrClientRefused, err)
 	}
-	return grant.Poll(ctx, form, time.Duration(da.Interval)*time.Second, target.Sleep, expired)
+	if err != nil {
+		return nil, err
+	}
+	return &oauthclient.DeviceAuthorization{
+		DeviceCode: da.DeviceCode, UserCode: da.UserCode,
+		VerificationURI: da.VerificationURI, VerificationURIComplete: da.VerificationURIComplete,
+		Interval: time.Duration(da.Interval) * time.Second, Expiry: da.Expiry,
+	}, nil
 }
 
 // StoredCredential returns the credential a previous login stored for the
@@ -210,29 +204,6 @@ func refused(err error) bool {
 	}
 	s := re.Response.StatusCode
 	return s >= 400 && s < 500 && s != http.StatusTooManyRequests
-}
-
-// register registers the suite as a client (RFC 7591; source 4, 7.3).
-func register(ctx context.Context, target string, ep oauthclient.Endpoints, hc *http.Client) (string, error) {
-	r, err := oauthclient.New(target, ep, hc).Register(ctx, registration)
-	if err != nil {
-		return "", fmt.Errorf("login: register: %w", err)
-	}
-	if id, ok := r.String("client_id"); ok && id != "" && r.Status/100 == 2 {
-		return id, nil
-	}
-	if r.Status == http.StatusTooManyRequests {
-		wait := r.Header.Get("Retry-After")
-		if wait == "" {
-			wait = "a while"
-		} else {
-			wait += " seconds"
-		}
-		return "", fmt.Errorf("login: register: the host throttles registrations from this address (HTTP 429); try again in %s", wait)
-	}
-	code, _ := r.String("error")
-	desc, _ := r.String("error_description")
-	return "", fmt.Errorf("login: register: HTTP %d %s %s", r.Status, code, desc)
 }
 
 func defaultDir(dir string) (string, error) {

@@ -1,8 +1,24 @@
-// Package oauthclient is the harness's OAuth 2.0 client: client registration
-// (RFC 7591), device authorization (RFC 8628), the token endpoint (RFC 6749)
-// and well-known documents, spoken with plain net/http so that every status,
-// header and body reaches a scenario unchanged (PRODUCT.md section 7). It
-// follows no flow on its own; scenarios send each request themselves.
+// Package oauthclient is the harness's one OAuth client, spoken with plain
+// net/http so that every status, header and body reaches a scenario
+// unchanged (PRODUCT.md section 7). Each concept has its own file:
+//
+//   - resource.go: protected resource metadata (RFC 9728) and the issuer it names;
+//   - servermetadata.go: authorization server metadata (RFC 8414, OpenID
+//     Connect Discovery) in the order MCP's Authorization Server Discovery gives;
+//   - challenge.go: a 401's challenge followed to the issuer and the scope;
+//   - registration.go: client registration (RFC 7591);
+//   - devicegrant.go and devicesignin.go: the device grant (RFC 8628) and a
+//     whole sign-in through it;
+//   - authcode.go: the authorization code grant with PKCE (RFC 7636), the
+//     resource indicator (RFC 8707) and the iss of the response (RFC 9207);
+//   - token.go, refresh.go, introspection.go: the token endpoint (OAuth 2.1
+//     section 3.2), refresh (section 4.3), introspection (RFC 7662);
+//   - claims.go: what a JWT access token says of itself (RFC 7519).
+//
+// Each well-known URI suffix is written once, in the file of its concept.
+// The package judges nothing: scenarios send the requests they check
+// themselves, and the flows here (CodeFlow, DeviceSignIn) only obtain what
+// a run presents.
 package oauthclient
 
 import (
@@ -90,40 +106,6 @@ func Resolve(base, ref string) string {
 func (r *Reply) String(field string) (string, bool) {
 	s, ok := r.JSON[field].(string)
 	return s, ok
-}
-
-// Register sends a client registration request (RFC 7591 section 3.1): body
-// marshalled as JSON as given (a struct, a map, or json.RawMessage).
-func (c *Client) Register(ctx context.Context, body any) (*Reply, error) {
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("encode registration request: %w", err)
-	}
-	return c.RegisterRaw(ctx, jsonType, raw)
-}
-
-// RegisterRaw posts body as is to the registration endpoint, with the given
-// Content-Type ("" sends none), for malformed-request checks.
-func (c *Client) RegisterRaw(ctx context.Context, contentType string, body []byte) (*Reply, error) {
-	return c.do(ctx, http.MethodPost, c.endpoints.Register, contentType, body)
-}
-
-// DeviceAuthorize sends a device authorization request (RFC 8628 section 3.1):
-// client_id plus any extra parameters (scope, or deliberately bad ones).
-func (c *Client) DeviceAuthorize(ctx context.Context, clientID string, extra url.Values) (*Reply, error) {
-	form := url.Values{}
-	for k, vs := range extra {
-		form[k] = append([]string(nil), vs...)
-	}
-	form.Set("client_id", clientID)
-	return c.do(ctx, http.MethodPost, c.endpoints.DeviceAuthorization, formType, []byte(form.Encode()))
-}
-
-// Token sends a token request with the given form parameters (RFC 6749
-// section 4.1.3, RFC 8628 section 3.4); the caller names grant_type and
-// client_id, so that scenarios can also send wrong ones.
-func (c *Client) Token(ctx context.Context, form url.Values) (*Reply, error) {
-	return c.do(ctx, http.MethodPost, c.endpoints.Token, formType, []byte(form.Encode()))
 }
 
 // Get fetches path under the base URL (or path itself when absolute), for the well-known documents (RFC 9728 section 3,

@@ -11,6 +11,17 @@ import (
 	"time"
 )
 
+// DeviceAuthorize sends a device authorization request (RFC 8628 section 3.1):
+// client_id plus any extra parameters (scope, or deliberately bad ones).
+func (c *Client) DeviceAuthorize(ctx context.Context, clientID string, extra url.Values) (*Reply, error) {
+	form := url.Values{}
+	for k, vs := range extra {
+		form[k] = append([]string(nil), vs...)
+	}
+	form.Set("client_id", clientID)
+	return c.do(ctx, http.MethodPost, c.endpoints.DeviceAuthorization, formType, []byte(form.Encode()))
+}
+
 // ShortDeviceGrantType is the device grant's name in the source document
 // (section 4: "Supported grant types: device_code, ..."); RFC 8628 section
 // 3.4 names it DeviceGrantType. A host may take either.
@@ -82,10 +93,12 @@ func unsupportedGrant(r *Reply) bool {
 }
 
 // discover reads grant_types_supported once, from the authorization server
-// metadata (RFC 8414 section 3) of the first authorization server the
-// protected resource metadata names (RFC 9728 section 2), or of the host's
-// own origin when it names none. Metadata the host does not serve teaches
-// nothing; the token endpoint's answers then decide.
+// metadata (RFC 8414 section 2) of the first authorization server the
+// protected resource metadata of the host names (FindIssuer, with the host's
+// base URL as the resource), or of the host's own origin when none does;
+// both found in the order MCP's Authorization Server Discovery gives.
+// Metadata the host does not serve teaches nothing; the token endpoint's
+// answers then decide.
 func (g *DeviceGrant) discover(ctx context.Context) {
 	g.mu.Lock()
 	if g.discovered {
@@ -95,32 +108,15 @@ func (g *DeviceGrant) discover(ctx context.Context) {
 	g.discovered = true
 	g.mu.Unlock()
 
-	issuer := g.c.base
-	if r, err := g.c.Get(ctx, "/.well-known/oauth-protected-resource"); err == nil && r.Status == 200 {
-		if servers, ok := r.JSON["authorization_servers"].([]any); ok && len(servers) > 0 {
-			if s, ok := servers[0].(string); ok && s != "" {
-				issuer = s
-			}
-		}
+	issuer, _, err := FindIssuer(ctx, g.c.hc, g.c.base, "")
+	if err != nil {
+		issuer = g.c.base
 	}
-	u, err := url.Parse(strings.TrimRight(issuer, "/"))
-	if err != nil || u.Scheme == "" || u.Host == "" {
+	md, _, err := DiscoverServer(ctx, g.c.hc, issuer)
+	if err != nil || md == nil {
 		return
 	}
-	// RFC 8414 section 3.1: the well-known segment goes between the host
-	// and the issuer's path.
-	meta := u.Scheme + "://" + u.Host + "/.well-known/oauth-authorization-server" + u.Path
-	r, err := New(u.Scheme+"://"+u.Host, Endpoints{}, g.c.hc).Get(ctx, strings.TrimPrefix(meta, u.Scheme+"://"+u.Host))
-	if err != nil || r.Status != 200 {
-		return
-	}
-	raw, _ := r.JSON["grant_types_supported"].([]any)
-	var grants []string
-	for _, v := range raw {
-		if s, ok := v.(string); ok {
-			grants = append(grants, s)
-		}
-	}
+	grants := md.Strings("grant_types_supported")
 	switch {
 	case slices.Contains(grants, DeviceGrantType):
 		g.learn(DeviceGrantType, "advertised in grant_types_supported")

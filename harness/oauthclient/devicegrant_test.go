@@ -16,10 +16,12 @@ import (
 )
 
 // grantHost takes the device grant by the names in takes only, and serves
-// authorization server metadata advertising advertised when it is not nil.
-// It records every grant_type it is sent.
+// authorization server metadata advertising advertised when it is not nil:
+// as RFC 8414's document, or, with openID, as OpenID Connect Discovery's
+// only. It records every grant_type it is sent.
 type grantHost struct {
 	takes, advertised []string
+	openID            bool
 	mu                sync.Mutex
 	sent              []string
 }
@@ -32,7 +34,11 @@ func (g *grantHost) serve() *httptest.Server {
 		_ = json.NewEncoder(w).Encode(v)
 	}
 	if g.advertised != nil {
-		mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, _ *http.Request) {
+		path := "GET /.well-known/oauth-authorization-server"
+		if g.openID {
+			path = "GET /.well-known/openid-configuration"
+		}
+		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
 			answer(w, 200, map[string]any{"grant_types_supported": g.advertised})
 		})
 	}
@@ -73,6 +79,9 @@ var _ = Describe("the device grant's name", func() {
 			Expect(g.sent).To(Equal(append(firstSent, want)), "the second request goes straight to the learned name")
 		},
 		Entry("advertised in grant_types_supported", &grantHost{takes: []string{short}, advertised: []string{"authorization_code", short}},
+			short, "advertised in grant_types_supported", []string{short}),
+		Entry("advertised in OpenID Connect Discovery's document, the fallback MCP's discovery order gives",
+			&grantHost{takes: []string{short}, advertised: []string{short}, openID: true},
 			short, "advertised in grant_types_supported", []string{short}),
 		Entry("the URN, when nothing is advertised and the host takes it", &grantHost{takes: []string{urn}},
 			urn, "answered, not as unsupported_grant_type", []string{urn}),

@@ -13,7 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/conform-mcp/conform/harness/authcode"
+	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -104,23 +105,6 @@ func (st *State) registerAuthz(sc stepContext) {
 // endpoint is the MCP endpoint's URL, the resource the pack is about.
 func (st *State) endpoint() string { return st.Target.Endpoint() }
 
-// wellKnown returns the well-known URIs of the protected resource metadata
-// for the MCP endpoint in the order a client tries them (discovery.2): the
-// endpoint's path inserted after the well-known prefix (RFC 9728 3.1), then
-// the root. An endpoint at the root has only the root one.
-func wellKnown(endpoint string) (pathURI, rootURI, origin string, err error) {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "", "", "", fmt.Errorf("MCP endpoint %q: %w", endpoint, err)
-	}
-	origin = u.Scheme + "://" + u.Host
-	rootURI = origin + "/.well-known/oauth-protected-resource"
-	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
-		pathURI = rootURI + p
-	}
-	return pathURI, rootURI, origin, nil
-}
-
 // fetchMetadata GETs a metadata document the way a client would.
 func (st *State) fetchMetadata(ctx context.Context, u string) (*document, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -198,24 +182,21 @@ func (st *State) metadataIfAny(ctx context.Context) error {
 // firstWellKnown tries the well-known URIs in order and returns the first
 // that answers 200, or the last tried when none does.
 func (st *State) firstWellKnown(ctx context.Context, tried []string) (*document, error) {
-	pathURI, rootURI, origin, err := wellKnown(st.endpoint())
+	uris, err := oauthclient.ResourceMetadataURIs(st.endpoint())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("MCP endpoint: %w", err)
 	}
 	var last *document
-	for _, c := range []struct{ uri, builtFrom string }{{pathURI, st.endpoint()}, {rootURI, origin}} {
-		if c.uri == "" {
-			continue
-		}
-		d, err := st.fetchMetadata(ctx, c.uri)
+	for _, c := range uris {
+		d, err := st.fetchMetadata(ctx, c.URL)
 		if err != nil {
 			return nil, err
 		}
-		d.builtFrom = c.builtFrom
-		if c.uri == rootURI {
+		d.builtFrom = c.BuiltFrom
+		if c.Root {
 			d.rootFor = st.endpoint()
 		}
-		tried = append(tried, fmt.Sprintf("%s answered HTTP %d", c.uri, d.status))
+		tried = append(tried, fmt.Sprintf("%s answered HTTP %d", c.URL, d.status))
 		d.tried = tried
 		last = d
 		if d.status == http.StatusOK {
@@ -394,7 +375,7 @@ type requestSpec struct {
 // well-behaved client sends with the bare method.
 func (st *State) protectedParams(r requestSpec) any {
 	if r.Params == nil {
-		return defaultParams(r.Method)
+		return mcpclient.DefaultParams(r.Method)
 	}
 	return r.Params
 }
@@ -429,7 +410,7 @@ func (st *State) withExpiredToken() error {
 // jwtExpiry reads the exp claim of a token that is a JWT with a readable
 // payload (RFC 7519 4.1.4); ok is false for any other token.
 func jwtExpiry(token string) (time.Time, bool) {
-	claims, ok := authcode.Claims(token)
+	claims, ok := oauthclient.Claims(token)
 	exp, isNumber := claims["exp"].(float64)
 	if !ok || !isNumber {
 		return time.Time{}, false
@@ -756,15 +737,12 @@ func (st *State) probeProtection(ctx context.Context) string {
 // servesMetadata says whether a well-known URI of the endpoint serves
 // protected resource metadata.
 func (st *State) servesMetadata(ctx context.Context) bool {
-	pathURI, rootURI, _, err := wellKnown(st.endpoint())
+	uris, err := oauthclient.ResourceMetadataURIs(st.endpoint())
 	if err != nil {
 		return false
 	}
-	for _, u := range []string{pathURI, rootURI} {
-		if u == "" {
-			continue
-		}
-		if d, err := st.fetchMetadata(ctx, u); err == nil && d.status == http.StatusOK && d.object != nil {
+	for _, u := range uris {
+		if d, err := st.fetchMetadata(ctx, u.URL); err == nil && d.status == http.StatusOK && d.object != nil {
 			return true
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/conform-mcp/conform/harness/authcode"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/wire"
@@ -35,7 +34,7 @@ type authzClient struct {
 
 // asFlow is one scenario's progress through the authorization code flow.
 type asFlow struct {
-	md       *authcode.Metadata
+	md       *oauthclient.ServerMetadata
 	clientID string
 	// resp is the last authorization response.
 	resp   *authorizeAnswer
@@ -48,7 +47,7 @@ type asFlow struct {
 	// scope is what the client asks for (scopeChoice).
 	scope string
 	// sent is the last authorization request the scenario changed itself.
-	sent authcode.Request
+	sent oauthclient.AuthorizationRequest
 	// second is the second client, when the scenario has one.
 	second string
 }
@@ -74,9 +73,7 @@ func (st *State) chooseScope(ctx context.Context) string {
 		if err != nil || r.Status != http.StatusUnauthorized {
 			return
 		}
-		challenge := r.Header.Values("WWW-Authenticate")
-		_, scopes, _ := authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), wire.ChallengeParam(challenge, "Bearer", "resource_metadata"))
-		c.value = authcode.Scope(wire.ChallengeParam(challenge, "Bearer", "scope"), scopes)
+		_, c.value, _ = oauthclient.FollowChallenge(ctx, st.Target.HTTP, st.endpoint(), r.Status, r.Header.Values("WWW-Authenticate"))
 	})
 	return c.value
 }
@@ -118,14 +115,14 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the registration answers 201 with a client_id$`, st.registrationAnswered)
 
 	sc.Step(`^the client sends an authorization request without code_challenge$`, func(ctx context.Context) error {
-		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" })
+		return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Challenge, r.Method = "", "" })
 	})
 	sc.Step(`^the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support$`, st.sendRefusable)
 	sc.Step(`^the client sends an authorization request with code_challenge_method "([^"]*)"$`, func(ctx context.Context, m string) error {
-		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Method = m })
+		return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Method = m })
 	})
 	sc.Step(`^the client sends an authorization request whose redirect_uri extends the registered one's path$`, func(ctx context.Context) error {
-		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = extended(r.RedirectURI) })
+		return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.RedirectURI = extended(r.RedirectURI) })
 	})
 	sc.Step(`^the client's authorization request is approved$`, st.approveAuthorization)
 	sc.Step(`^an authorization code issued to the client for an S256 code_challenge$`, st.codeIssued)
@@ -143,7 +140,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 		return st.redeem(ctx, func(f url.Values) { f.Del("code_verifier") })
 	})
 	sc.Step(`^the client redeems the code with another code_verifier$`, func(ctx context.Context) error {
-		return st.redeem(ctx, func(f url.Values) { other, _ := authcode.PKCE(); f.Set("code_verifier", other) })
+		return st.redeem(ctx, func(f url.Values) { other, _ := oauthclient.PKCE(); f.Set("code_verifier", other) })
 	})
 	sc.Step(`^the client redeems the code with a redirect_uri that extends the registered one's path$`, func(ctx context.Context) error {
 		return st.redeem(ctx, func(f url.Values) { f.Set("redirect_uri", extended(f.Get("redirect_uri"))) })
@@ -162,7 +159,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client's valid authorization request, made the same way, obtains a code and a token$`, st.controlFlow)
 	sc.Step(`^the authorization response carries the state sent, exactly$`, st.stateEchoed)
 	sc.Step(`^the client sends an authorization request with a client_id the server never issued$`, func(ctx context.Context) error {
-		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.ClientID = "conform-unknown-client-7f3a9c" })
+		return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.ClientID = "conform-unknown-client-7f3a9c" })
 	})
 	sc.Step(`^the authorization server does not redirect to the redirect_uri$`, st.noRedirectToUnregistered)
 	sc.Step(`^the client's authorization request carries an Origin header$`, st.authorizationWithOrigin)
@@ -176,7 +173,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 		if as.code == "" {
 			return fmt.Errorf("no authorization code yet")
 		}
-		return st.sendToken(ctx, authcode.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
+		return st.sendToken(ctx, oauthclient.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
 	})
 	sc.Step(`^the second client refreshes with the refresh token$`, func(ctx context.Context) error {
 		form := st.refreshForm()
@@ -187,7 +184,7 @@ func (st *State) registerAuthzServer(sc stepContext) {
 	sc.Step(`^the client refreshes asking for a scope it was never granted$`, st.refreshWider)
 	sc.Step(`^the refresh is refused, or issues no scope it was never granted$`, st.refreshNotWider)
 	sc.Step(`^the client sends its authorization request with the redirect_uri on another port$`, func(ctx context.Context) error {
-		return st.sendAuthorization(ctx, func(r *authcode.Request) { r.RedirectURI = otherPort(r.RedirectURI) })
+		return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.RedirectURI = otherPort(r.RedirectURI) })
 	})
 	sc.Step(`^the authorization server accepts that redirect_uri, redirecting to it$`, st.acceptsRedirect)
 	st.registerAuthzServerRules(sc)
@@ -227,15 +224,11 @@ func (st *State) discoverAS(ctx context.Context) error {
 		if err := st.took(r, err); err != nil {
 			return err
 		}
-		challenge := ""
-		if r.Status == http.StatusUnauthorized {
-			challenge = wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
-		}
-		if issuer, _, err = authcode.FindIssuer(ctx, st.Target.HTTP, st.endpoint(), challenge); err != nil {
+		if issuer, _, err = oauthclient.FollowChallenge(ctx, st.Target.HTTP, st.endpoint(), r.Status, r.Header.Values("WWW-Authenticate")); err != nil {
 			return st.skip(err.Error() + " (PRM-1 and PRM-2 check that); set " + issuerKey + " to check an authorization server anyway")
 		}
 	}
-	md, tried, err := authcode.Discover(ctx, st.Target.HTTP, issuer)
+	md, tried, err := oauthclient.DiscoverServer(ctx, st.Target.HTTP, issuer)
 	if err != nil {
 		if fromProfile {
 			return st.skip(fmt.Sprintf("the authorization server %s names could not be reached: %v; check %s", issuerKey, err, issuerKey))
@@ -293,7 +286,7 @@ func (st *State) usableAS(ctx context.Context) error {
 	return nil
 }
 
-func (st *State) needAS() (*authcode.Metadata, error) {
+func (st *State) needAS() (*oauthclient.ServerMetadata, error) {
 	if st.authz.as.md == nil {
 		return nil, fmt.Errorf("no authorization server metadata yet: the scenario must find it first")
 	}
@@ -395,7 +388,7 @@ func (st *State) publicClient(ctx context.Context) error {
 		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
 	}
 	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
-		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
@@ -422,7 +415,7 @@ func (st *State) registerAtAS(ctx context.Context, redirectURI string) error {
 		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
 	}
 	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
-		return authcode.Register(ctx, st.Target.HTTP, endpoint, redirectURI)
+		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, redirectURI)
 	})
 	if err != nil {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
@@ -472,9 +465,9 @@ func (st *State) registrationAnswered() error {
 const stateSent = "conform state/+&=%~"
 
 // request is a valid authorization request of the scenario's client.
-func (st *State) request() (authcode.Request, string) {
-	verifier, challenge := authcode.PKCE()
-	return authcode.Request{
+func (st *State) request() (oauthclient.AuthorizationRequest, string) {
+	verifier, challenge := oauthclient.PKCE()
+	return oauthclient.AuthorizationRequest{
 		Endpoint: st.authz.as.md.String("authorization_endpoint"), ClientID: st.authz.as.clientID,
 		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: stateSent,
 		Resource: st.endpoint(), Scope: st.authz.as.scope,
@@ -485,7 +478,7 @@ func (st *State) request() (authcode.Request, string) {
 // itself, without a person: a server refuses a bad request before it asks
 // anyone (OAuth 2.1 section 4.1.2.1), so the answer is read as is. Only a
 // page that may be a consent page is handed to the approval command.
-func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Request)) error {
+func (st *State) sendAuthorization(ctx context.Context, change func(*oauthclient.AuthorizationRequest)) error {
 	req, _ := st.request()
 	change(&req)
 	st.authz.as.sent = req
@@ -498,7 +491,7 @@ func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Re
 		return err
 	}
 	if a.status/100 == 3 && a.location != "" {
-		if r, err := authcode.ReadRedirect(a.location, req.RedirectURI); err == nil && r.ToRedirectURI {
+		if r, err := oauthclient.ReadRedirect(a.location, req.RedirectURI); err == nil && r.ToRedirectURI {
 			a.redirected, a.params = true, r.Params
 		}
 	}
@@ -508,7 +501,7 @@ func (st *State) sendAuthorization(ctx context.Context, change func(*authcode.Re
 		loc, err := st.Target.ApproveAuthorization(ctx, u)
 		if err != nil {
 			a.approvalErr = err
-		} else if r, err := authcode.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
+		} else if r, err := oauthclient.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
 			a.redirected, a.params, a.location = true, r.Params, loc
 		}
 	}
@@ -631,13 +624,13 @@ const unsupportedResponseType = "conform_unsupported"
 // instead (PKCE-2 judges that), and then a response_type it cannot
 // support stands in.
 func (st *State) sendRefusable(ctx context.Context) error {
-	if err := st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" }); err != nil {
+	if err := st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Challenge, r.Method = "", "" }); err != nil {
 		return err
 	}
 	if a := st.authz.as.resp; a.redirected && a.params.Get("error") != "" {
 		return nil
 	}
-	return st.sendAuthorization(ctx, func(r *authcode.Request) { r.ResponseType = unsupportedResponseType })
+	return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.ResponseType = unsupportedResponseType })
 }
 
 func (st *State) responseCarriesIss() error {
@@ -699,7 +692,7 @@ func (st *State) approveAuthorization(ctx context.Context) error {
 		return st.skip(st.Target.Lacks("authorization-approval"))
 	}
 	req, verifier := st.request()
-	r, err := authcode.Authorize(ctx, st.Target.ApproveAuthorization, req)
+	r, err := oauthclient.Authorize(ctx, st.Target.ApproveAuthorization, req)
 	if err != nil {
 		return st.skip("the approval command (oauth.authorization_approval_command) could not complete the authorization: " + err.Error())
 	}
@@ -785,7 +778,7 @@ func (st *State) redeem(ctx context.Context, change func(url.Values)) error {
 	if as.code == "" {
 		return fmt.Errorf("no authorization code yet")
 	}
-	form := authcode.CodeForm(as.code, as.clientID, st.redirectURI(), as.verify, st.endpoint())
+	form := oauthclient.CodeForm(as.code, as.clientID, st.redirectURI(), as.verify, st.endpoint())
 	if change != nil {
 		change(form)
 	}
@@ -795,12 +788,12 @@ func (st *State) redeem(ctx context.Context, change func(url.Values)) error {
 // tokenRequest sends a token request of the scenario's client, with the
 // profile's secret when it gives one.
 func (st *State) tokenRequest(ctx context.Context, form url.Values) error {
-	return st.sendToken(ctx, form, authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret()))
+	return st.sendToken(ctx, form, oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret()))
 }
 
 // sendToken sends a token request authenticated with secret; the second
 // client, a public one the run registered, has none.
-func (st *State) sendToken(ctx context.Context, form url.Values, secret authcode.Secret) error {
+func (st *State) sendToken(ctx context.Context, form url.Values, secret oauthclient.Secret) error {
 	endpoint := st.authz.as.md.String("token_endpoint")
 	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
 	if err != nil {
@@ -1056,9 +1049,9 @@ func (st *State) authorizationErrorIs(ctx context.Context, want string) error {
 		return st.depart(check, expected, a.describe(), a.ex)
 	case a.redirected && a.params.Get("code") != "":
 		as := &st.authz.as
-		form := authcode.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
+		form := oauthclient.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
 		how := "the code was not redeemed"
-		secret := authcode.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
+		secret := oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
 		if r, err := secret.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
 			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
 				return st.skip("the authorization server supports plain, though its code_challenge_methods_supported does not list it: " +
@@ -1145,7 +1138,7 @@ func (st *State) secondClient(ctx context.Context) error {
 			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri")
 	}
 	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
-		return authcode.Register(ctx, st.Target.HTTP, endpoint, st.redirectURI())
+		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	})
 	if err != nil {
 		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
@@ -1164,11 +1157,11 @@ func (st *State) secondClient(ctx context.Context) error {
 
 // secondSecret is how the second client authenticates: with its secret
 // when the profile gives one, else as a public client.
-func (st *State) secondSecret() authcode.Secret {
+func (st *State) secondSecret() oauthclient.Secret {
 	if secret := st.Target.Profile.MCPAuthorization.SecondClientSecret(); secret != "" {
-		return authcode.SecretFor(st.authz.as.md, secret)
+		return oauthclient.SecretFor(st.authz.as.md, secret)
 	}
-	return authcode.Secret{}
+	return oauthclient.Secret{}
 }
 
 // tokenLifetime: "Authorization servers SHOULD issue short-lived access
@@ -1270,7 +1263,7 @@ func (st *State) asHTTPS() error {
 		if err != nil || u.Scheme != "http" {
 			continue
 		}
-		if authcode.LoopbackHost(u.Hostname()) {
+		if oauthclient.LoopbackHost(u.Hostname()) {
 			loopback = append(loopback, k)
 		} else {
 			plain = append(plain, fmt.Sprintf("%s %s", k, u))

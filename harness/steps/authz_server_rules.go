@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"slices"
 
-	"github.com/conform-mcp/conform/harness/authcode"
+	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
 // registerAuthzServerRules binds the steps of the rules a client can see at
@@ -32,7 +32,7 @@ func (st *State) registerAuthzServerRules(sc stepContext) {
 // Implementation).
 func (st *State) refreshForm() url.Values {
 	as := &st.authz.as
-	return url.Values{"grant_type": {"refresh_token"}, "refresh_token": {as.refresh}, "client_id": {as.clientID}, "resource": {st.endpoint()}}
+	return oauthclient.RefreshForm(as.refresh, as.clientID, st.endpoint())
 }
 
 // grantedScope is the scope of the last token response, or, when it names
@@ -103,12 +103,12 @@ func (st *State) refreshNotRetargeted() error {
 	}
 	other := st.unconsentedResource()
 	tok, _ := r.String("access_token")
-	claims, ok := authcode.Claims(tok)
+	claims, ok := oauthclient.Claims(tok)
 	if !ok {
 		return st.skip(fmt.Sprintf("the refresh asking for %s was served with a token that is no readable JWT, so which resource it is for cannot be seen; "+
 			"a refusal (invalid_target, RFC 8707 2) or an aud would have shown it", other))
 	}
-	if aud := authcode.Audience(claims); slices.Contains(aud, other) {
+	if aud := oauthclient.Audience(claims); slices.Contains(aud, other) {
 		return st.depart("refresh asking for a resource never consented (OAuth 2.1 3.2.3)",
 			"a refusal, or a token whose aud leaves "+other+" out", fmt.Sprintf("a token whose aud is %q", aud), r.Exchange)
 	}

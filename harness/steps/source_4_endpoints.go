@@ -54,24 +54,8 @@ func (st *sourceState) call(ctx context.Context, verb, tool, path, inQuery strin
 	return st.callOn(ctx, tool, path)
 }
 
-// defaultParams are the params the harness sends with a bare method: what a
-// well-behaved MCP client would send.
-func defaultParams(method string) any {
-	switch method {
-	case "initialize":
-		return map[string]any{
-			"protocolVersion": "2025-06-18",
-			"capabilities":    map[string]any{},
-			"clientInfo":      map[string]any{"name": "conform", "version": "1"},
-		}
-	case "tools/call":
-		return nil
-	}
-	return map[string]any{}
-}
-
 func (st *sourceState) sendMethod(ctx context.Context, method string) error {
-	r, err := st.MCP.Call(ctx, st.auth, method, defaultParams(method))
+	r, err := st.MCP.Call(ctx, st.auth, method, mcpclient.DefaultParams(method))
 	st.called = ""
 	if err == nil && method == "initialize" && st.MCP.Revision() == mcpclient.Modern &&
 		(r.Status == http.StatusBadRequest || r.Status == http.StatusNotFound || r.Status == http.StatusMethodNotAllowed) {
@@ -208,6 +192,6 @@ func (st *sourceState) sendToPeer(ctx context.Context, method string) error {
 		return st.skip("needs the peer's address: set peer.target")
 	}
 	peer := mcpclient.New(p.Target+"/mcp", st.Target.HTTP).Pin(st.Target.Profile.MCPRevision)
-	r, err := peer.Call(ctx, st.auth, method, defaultParams(method))
+	r, err := peer.Call(ctx, st.auth, method, mcpclient.DefaultParams(method))
 	return st.took(r, err)
 }

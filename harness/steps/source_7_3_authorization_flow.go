@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
-	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // clientBody is the registration the suite sends for a client it means to use.
-var clientBody = signin.Registration("conform")
+var clientBody = oauthclient.DeviceRegistration("conform")
 
 // sevenDays is the lifetime of a registration never used in a completed
 // authorization (source sections 3 and 8).

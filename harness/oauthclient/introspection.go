@@ -1,0 +1,35 @@
+package oauthclient
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
+// Introspect asks the introspection endpoint of an authorization server
+// (its metadata's introspection_endpoint, RFC 8414 section 2) about token
+// (RFC 7662 section 2.1): a form with token and, when not "", the
+// token_type_hint, authenticated as the client clientID with secret, since
+// the endpoint "MUST also require some form of authorization". The answer
+// comes back as received, for the caller to judge; Active reads it.
+func Introspect(ctx context.Context, hc *http.Client, endpoint, clientID string, secret Secret, token, hint string) (*Reply, error) {
+	form := url.Values{"token": {token}, "client_id": {clientID}}
+	if hint != "" {
+		form.Set("token_type_hint", hint)
+	}
+	oc, form := secret.authenticate(New("", Endpoints{}, hc), form)
+	if oc.basic != nil {
+		// The client authenticates in HTTP Basic; the form names it no
+		// second time (RFC 6749 section 2.3: one method per request).
+		form.Del("client_id")
+	}
+	return oc.do(ctx, http.MethodPost, endpoint, formType, []byte(form.Encode()))
+}
+
+// Active reads an introspection response (RFC 7662 section 2.2): whether
+// the token is active, and whether the answer says so at all: "active" is
+// the one member the response MUST have, a JSON boolean.
+func Active(r *Reply) (active, stated bool) {
+	active, stated = r.JSON["active"].(bool)
+	return active, stated && r.Status == http.StatusOK
+}
