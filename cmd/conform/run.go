@@ -142,7 +142,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if !t.InProcess {
 		pack.Prepare(ctx, t, stderr)
 	}
-	if err := runner.CheckCredentials(ctx, t); err != nil {
+	if err := runner.CheckCredentials(ctx, t, pack.CredentialRequest(t)); err != nil {
 		return stopped(err)
 	}
 	run, err := runner.Run(ctx, runner.Options{

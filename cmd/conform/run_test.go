@@ -337,7 +337,7 @@ var _ = Describe("conform run", func() {
 			f := serveFake(nil)
 			s := exits(conform([]string{credentialEnv + "=not-a-credential-this-host-issued"}, "run", "--profile", profileFor(f)), 2)
 			Expect(stdout(s)).To(BeEmpty(), "no scenario ran")
-			Expect(s.Err).To(gbytes.Say("conform: the credential in " + credentialEnv + " is refused by the target " + f.url + ` \(HTTP 401`))
+			Expect(s.Err).To(gbytes.Say("conform: the credential in " + credentialEnv + " is refused by the target " + f.url + `/mcp \(HTTP 401`))
 			Expect(s.Err).To(gbytes.Say("sign in again with `conform login --target " + f.url + "` and leave " + credentialEnv + " empty"))
 			Expect(stderr(s)).NotTo(ContainSubstring("not-a-credential-this-host-issued"))
 		})

@@ -38,6 +38,9 @@ type Pack struct {
 	// Fit makes the profile's target what the pack takes: a base URL (the
 	// source document's {base}) or an MCP endpoint at any path.
 	Fit func(*profile.Profile)
+	// CredentialRequest is the request a supplied credential must be
+	// served on before any scenario presents it.
+	CredentialRequest func(t *target.Target) profile.Request
 	// Prepare completes, for an external target, the credentials and tokens
 	// the scenarios present when the user supplied none, saying on log what
 	// it obtained and what it could not.
@@ -69,9 +72,11 @@ var packs = []*Pack{
 			Demand: "an anonymous tools/list answering HTTP 200 with a JSON-RPC result (source 7.5, step 1), and every credential supplied accepted by the instance that issued it",
 			Check:  CheckHost,
 		},
-		Fit:        func(*profile.Profile) {},
-		Prepare:    credentials.Device,
-		Vocabulary: steps.Source,
+		Fit: func(*profile.Profile) {},
+		// Source 5.3: an authenticated tools/list is what any credential may do.
+		CredentialRequest: func(*target.Target) profile.Request { return profile.Request{Method: "tools/list"} },
+		Prepare:           credentials.Device,
+		Vocabulary:        steps.Source,
 	},
 	{
 		Name:     spec.Authorization,
@@ -81,9 +86,12 @@ var packs = []*Pack{
 			Demand: "an anonymous request to the MCP endpoint answered as an MCP server answers (a JSON-RPC message, or a Bearer challenge), and every credential supplied accepted by the server",
 			Check:  checkMCPServer,
 		},
-		Fit:        (*profile.Profile).EndpointFromTarget,
-		Prepare:    credentials.Authorization,
-		Vocabulary: steps.Authorization,
+		Fit: (*profile.Profile).EndpointFromTarget,
+		// The request that needs authorization, which the pre-flight names
+		// when the profile does not.
+		CredentialRequest: func(t *target.Target) profile.Request { return t.Profile.MCPAuthorization.ProtectedRequest },
+		Prepare:           credentials.Authorization,
+		Vocabulary:        steps.Authorization,
 	},
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -77,22 +78,29 @@ func CheckHost(ctx context.Context, t *target.Target) error {
 }
 
 // CheckCredentials is the second half of the pre-flight: each credential the
-// user supplied must be accepted by the instance that issued it, tried with
-// one authenticated tools/list: the target's by the target, the peer's by the
-// peer (the target refusing the peer's is what a scenario checks). A refusal
-// (401 or 403), or a peer that does not answer, is a *UsageError; any other
-// answer is left to the scenarios to judge, and so are credentials the
-// harness obtained itself.
-func CheckCredentials(ctx context.Context, t *target.Target) error {
+// user supplied must be served by the instance that issued it, tried with
+// one authenticated request, the one the pack's scenarios present it on
+// (the target's by the target; the peer's by the peer with a tools/list, the
+// target refusing it being what a scenario checks). Anything but a 2xx
+// (401 and 403 refusals, and a 500 alike), or a peer that does not answer,
+// is a *UsageError quoting the answer: the scenarios that present the
+// credential would otherwise each report a departure of the credential's,
+// not of the host's. A refusal for the base protocol is left to the
+// scenarios, and so are credentials the harness obtained itself.
+func CheckCredentials(ctx context.Context, t *target.Target, on profile.Request) error {
 	p := t.Profile
 	if t.Credential != "" && t.CredentialSource != "" {
-		r, err := probe(ctx, t, t.Endpoint(), t.Credential)
+		r, err := probe(ctx, t, t.Endpoint(), t.Credential, on)
 		if err != nil {
-			return fmt.Errorf("target %s is unreachable: %v", p.Target, err)
+			return fmt.Errorf("target %s is unreachable: %v", t.Endpoint(), err)
 		}
-		if refused(r) {
-			msg := fmt.Sprintf("%s is refused by the target %s (HTTP %d to an authenticated tools/list): sign in again with `conform login --target %s`",
-				t.CredentialSource, p.Target, r.Status, p.Target)
+		if !served(r) {
+			verb := "is not served by"
+			if refused(r) {
+				verb = "is refused by"
+			}
+			msg := fmt.Sprintf("%s %s the target %s (%s to an authenticated %s): sign in again with `conform login --target %s`",
+				t.CredentialSource, verb, t.Endpoint(), describe(r.Status, string(r.Body), r.Message), on.Method, p.Target)
 			if p.Credential() != "" {
 				// The variable wins over what conform login stores.
 				msg += fmt.Sprintf(" and leave %s empty, or put a credential this host issued in it", p.CredentialEnv)
@@ -101,29 +109,44 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 		}
 	}
 	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
-		r, err := probe(ctx, t, p.Peer.Target+"/mcp", t.PeerCredential)
+		r, err := probe(ctx, t, p.Peer.Target+"/mcp", t.PeerCredential, profile.Request{Method: "tools/list"})
 		if err != nil {
 			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
 		}
-		if refused(r) {
+		if !served(r) {
 			return &UsageError{msg: fmt.Sprintf(
-				"%s is refused by the peer %s (HTTP %d to an authenticated tools/list): peer.credential_env must name a variable holding a credential the peer issued (or leave it empty and set oauth.device_approval_command, so that conform signs in to the peer itself)",
-				t.PeerCredentialSource, p.Peer.Target, r.Status)}
+				"%s is refused by the peer %s (%s to an authenticated tools/list): peer.credential_env must name a variable holding a credential the peer issued (or leave it empty and set oauth.device_approval_command, so that conform signs in to the peer itself)",
+				t.PeerCredentialSource, p.Peer.Target, describe(r.Status, string(r.Body), r.Message))}
 		}
 	}
 	return nil
 }
 
-// probe sends one tools/list to an MCP endpoint, anonymously when
-// credential is "", in the revision the profile pins, if any.
-func probe(ctx context.Context, t *target.Target, endpoint, credential string) (*mcpclient.Reply, error) {
+// served is whether an authenticated request was served: a 2xx, or a
+// refusal for the base protocol, which says nothing of the credential.
+func served(r *mcpclient.Reply) bool {
+	return r.Status/100 == 2 || r.ProtocolRefusal() != ""
+}
+
+// probe sends one request to an MCP endpoint (an anonymous tools/list when
+// credential is "" and no request is named), in the revision the profile
+// pins, if any.
+func probe(ctx context.Context, t *target.Target, endpoint, credential string, on ...profile.Request) (*mcpclient.Reply, error) {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	auth := ""
 	if credential != "" {
 		auth = "Bearer " + credential
 	}
-	return mcpclient.New(endpoint, t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, auth, "tools/list", map[string]any{})
+	req := profile.Request{Method: "tools/list"}
+	if len(on) > 0 {
+		req = on[0]
+	}
+	var params any = req.Params
+	if req.Params == nil {
+		params = mcpclient.DefaultParams(req.Method)
+	}
+	return mcpclient.New(endpoint, t.HTTP).Pin(t.Profile.MCPRevision).Call(ctx, auth, req.Method, params)
 }
 
 // answered is source 7.5 step 1's test: HTTP 200 with a JSON-RPC result.

@@ -99,7 +99,7 @@ func preflight(ctx context.Context, t *target.Target) error {
 	if err := runner.CheckHost(ctx, t); err != nil {
 		return err
 	}
-	return runner.CheckCredentials(ctx, t)
+	return runner.CheckCredentials(ctx, t, profile.Request{Method: "tools/list"})
 }
 
 var _ = Describe("the pre-flight before the scenarios", func() {
@@ -230,7 +230,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			err := preflight(ctx, s.target)
 			var usage *runner.UsageError
 			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
-			Expect(err.Error()).To(HavePrefix("the credential in HOST_TOKEN is refused by the target " + s.target.Profile.Target + " (HTTP 401"))
+			Expect(err.Error()).To(HavePrefix("the credential in HOST_TOKEN is refused by the target " + s.target.Endpoint() + " (HTTP 401"))
 			Expect(err.Error()).To(ContainSubstring("sign in again with `conform login --target " + s.target.Profile.Target + "`"))
 			Expect(err.Error()).NotTo(ContainSubstring("issued-by-someone-else-entirely"))
 		})
@@ -241,6 +241,21 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			s.target.CredentialSource = "the credential conform login stored for " + s.target.Profile.Target
 			err := preflight(ctx, s.target)
 			Expect(err).To(MatchError(HavePrefix("the credential conform login stored for " + s.target.Profile.Target + " is refused by the target")))
+		})
+
+		It("is a usage error, quoting the answer, when the target answers it with anything but a 2xx", func(ctx context.Context) {
+			t := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "" {
+					http.Error(w, "upstream failed", http.StatusInternalServerError)
+					return
+				}
+				fakehost.New(fakehost.MCPOptions{}).Handler().ServeHTTP(w, r)
+			}))
+			t.Credential, t.CredentialSource = "a-credential", "the credential in HOST_TOKEN"
+			err := runner.CheckCredentials(ctx, t, profile.Request{Method: "tools/list"})
+			var usage *runner.UsageError
+			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
+			Expect(err.Error()).To(ContainSubstring(`is not served by the target ` + t.Endpoint() + ` (HTTP 500 with body "upstream failed" to an authenticated tools/list)`))
 		})
 
 		It("leaves a credential the harness obtained itself to the scenarios", func(ctx context.Context) {
