@@ -51,10 +51,10 @@ Exit codes: 0 the call succeeds; 1 a gate or the host refuses it; 2 usage error.
 			case credentialEnv != "":
 				in.Credential = strings.TrimSpace(os.Getenv(credentialEnv))
 				if in.Credential == "" {
-					return usage("--credential-env %s: the variable is empty or unset", credentialEnv)
+					return usage("--credential-env %s: the variable is empty or unset: export a credential the host issued in it, or sign in once with `conform login --target %s` and leave --credential-env out (diagnose then uses the stored credential)", credentialEnv, in.Target)
 				}
 			case !anonymous:
-				if c, ok := login.StoredCredential("", in.Target); ok {
+				if c, ok := login.StoredCredential(stateDir(cmd), in.Target); ok {
 					in.Credential = c
 					fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s (--anonymous to call without it)\n", in.Target)
 				}

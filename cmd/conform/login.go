@@ -13,7 +13,7 @@ import (
 )
 
 func loginCommand(stdout, stderr io.Writer) *cobra.Command {
-	var base, profileFile, stateDir string
+	var base, profileFile string
 	var connection connectionFlags
 	cmd := &cobra.Command{
 		Use:   "login --target URL",
@@ -54,7 +54,7 @@ never printed.`,
 				Target:    p.Target,
 				Endpoints: p.OAuth.Endpoints(),
 				Out:       stdout,
-				StateDir:  stateDir,
+				StateDir:  stateDir(cmd),
 				HTTP:      conn.Client(p.Target),
 			})
 			if err != nil {
@@ -66,7 +66,6 @@ never printed.`,
 	}
 	cmd.Flags().StringVar(&base, "target", "", "base URL of the host")
 	cmd.Flags().StringVar(&profileFile, "profile", "", "target profile, for hosts whose OAuth paths differ")
-	cmd.Flags().StringVar(&stateDir, "state-dir", "", "where client IDs and credentials are kept (default: the user's config directory)")
 	connection.bind(cmd.Flags())
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/internal/buildinfo"
 )
@@ -38,6 +39,15 @@ func usage(format string, args ...any) error {
 	return &exitError{code: outcome.ExitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// stateDirFlag names the flag every command reads its state directory from.
+const stateDirFlag = "state-dir"
+
+// stateDir is the --state-dir a command was given ("" for the default).
+func stateDir(cmd *cobra.Command) string {
+	dir, _ := cmd.Flags().GetString(stateDirFlag)
+	return dir
+}
+
 // execute runs the command line and returns the process exit code
 // (PRODUCT.md section 3: 0 passed, 1 failed, 2 usage or profile error, 3 incomplete).
 func execute(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +63,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.PersistentFlags().String(stateDirFlag, "", "where conform keeps the clients it registered and the credentials conform login stored, for every command (default: $"+login.StateDirEnv+", else the user's config directory)")
 	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout, stderr), loginCommand(stdout, stderr))
 
 	err := root.Execute()

@@ -24,9 +24,9 @@ import (
 )
 
 type runFlags struct {
-	target, profile, tags, format, expected, pack, scenario string
-	strict                                                  bool
-	connection                                              connectionFlags
+	target, profile, tags, format, expected, pack, scenario, stateDir string
+	strict                                                            bool
+	connection                                                        connectionFlags
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -51,6 +51,7 @@ Exit codes: 0 every selected scenario ran and passed; 1 at least one failed, or
 the target is not a tool host; 2 usage or profile error, or a supplied
 credential refused; 3 none failed but some could not run.`,
 		RunE: func(cmd *cobra.Command, sections []string) error {
+			f.stateDir = stateDir(cmd)
 			return runSuite(cmd.Context(), f, sections, stdout, stderr)
 		},
 	}
@@ -111,7 +112,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 			return usage("--scenario: %v", err)
 		}
 	}
-	t, closeTarget, err := chooseTarget(ctx, p, external, pack, stderr)
+	t, closeTarget, err := chooseTarget(ctx, p, external, pack, f.stateDir, stderr)
 	if err != nil {
 		return err
 	}
@@ -220,7 +221,7 @@ func choosePack(ctx context.Context, name string, p profile.Profile, external bo
 
 // chooseTarget builds what to run against from the profile, fitted to the
 // pack, or starts the in-process reference host.
-func chooseTarget(ctx context.Context, p profile.Profile, external bool, pack *runner.Pack, stderr io.Writer) (*target.Target, func(), error) {
+func chooseTarget(ctx context.Context, p profile.Profile, external bool, pack *runner.Pack, stateDir string, stderr io.Writer) (*target.Target, func(), error) {
 	if !external {
 		t, closeFn, err := inprocess.Start(ctx)
 		if err != nil {
@@ -237,6 +238,7 @@ func chooseTarget(ctx context.Context, p profile.Profile, external bool, pack *r
 	}
 	credentials.WarnEmpty(p, stderr)
 	t := target.FromProfile(p)
+	t.StateDir = stateDir
 	return t, func() {}, nil
 }
 

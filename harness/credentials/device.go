@@ -26,7 +26,7 @@ import (
 func Device(ctx context.Context, t *target.Target, stderr io.Writer) {
 	p := t.Profile
 	if t.Credential == "" {
-		if c, ok := login.StoredCredential("", p.Target); ok {
+		if c, ok := login.StoredCredential(t.StateDir, p.Target); ok {
 			t.Credential = c
 			t.CredentialSource = "the credential conform login stored for " + p.Target
 			fmt.Fprintf(stderr, "conform: using the credential conform login stored for %s\n", p.Target)

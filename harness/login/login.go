@@ -40,7 +40,8 @@ type Options struct {
 	Endpoints oauthclient.Endpoints
 	// Out receives the instructions for the person signing in; nil discards them.
 	Out io.Writer
-	// StateDir holds the state file; empty means os.UserConfigDir()/conform.
+	// StateDir holds the state file; empty means $CONFORM_STATE_DIR, else
+	// os.UserConfigDir()/conform.
 	StateDir string
 	// HTTP is the client every request goes through; nil means http.DefaultClient.
 	HTTP *http.Client
@@ -150,7 +151,8 @@ func deviceAuth(ctx context.Context, cfg *oauth2.Config) (*oauthclient.DeviceAut
 
 // StoredCredential returns the credential a previous login stored for the
 // target, for the runner to fall back on when the profile's environment
-// variable is empty. An empty stateDir means the default directory.
+// variable is empty. An empty stateDir means $CONFORM_STATE_DIR, else the
+// default directory.
 func StoredCredential(stateDir, target string) (string, bool) {
 	dir, err := defaultDir(stateDir)
 	if err != nil {
@@ -206,7 +208,14 @@ func refused(err error) bool {
 	return s >= 400 && s < 500 && s != http.StatusTooManyRequests
 }
 
+// StateDirEnv names the environment variable that says where conform keeps
+// what it stores, for every command, when --state-dir does not.
+const StateDirEnv = "CONFORM_STATE_DIR"
+
 func defaultDir(dir string) (string, error) {
+	if dir == "" {
+		dir = os.Getenv(StateDirEnv)
+	}
 	if dir != "" {
 		return dir, nil
 	}

@@ -46,6 +46,9 @@ type Target struct {
 	HTTP *http.Client
 	// InProcess is true for the embedded reference host.
 	InProcess bool
+	// StateDir is where conform keeps what it stored for targets (conform
+	// login's credentials); "" for the default.
+	StateDir string
 }
 
 // FromProfile builds the target for an external host: credentials from the
