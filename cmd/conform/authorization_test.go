@@ -71,4 +71,30 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 		Expect(stderr(s)).To(ContainSubstring("--spec source"))
 		Expect(stdout(s)).To(BeEmpty())
 	})
+
+	It("points a base URL to the MCP endpoint at /mcp when that one answers as an MCP server", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		s := exits(conform(nil, "run", "--spec", "mcp-authorization", "--target", h.RS.URL), 1)
+		Expect(stderr(s)).To(ContainSubstring("does not answer as an MCP server"))
+		Expect(stderr(s)).To(ContainSubstring("give --target " + h.RS.URL + "/mcp"))
+	})
+
+	It("reports the MCP endpoint as the target, and leaves a source profile's peer out", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		dir := GinkgoT().TempDir()
+		profile := filepath.Join(dir, "source.yaml")
+		Expect(os.WriteFile(profile, []byte("target: "+h.Endpoint()+"\npeer:\n  target: http://127.0.0.1:9\n  credential_env: PEER_TOKEN\nmcp_authorization:\n  protected_request: {method: tools/list}\n"), 0o600)).To(Succeed())
+		report := filepath.Join(dir, "run.json")
+		s := exits(conform([]string{"PEER_TOKEN=from-the-source-profile"}, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "json:"+report), 3)
+		Expect(stderr(s)).NotTo(ContainSubstring("127.0.0.1:9"))
+		data, err := os.ReadFile(report)
+		Expect(err).NotTo(HaveOccurred())
+		var run struct {
+			Target string `json:"target"`
+		}
+		Expect(json.Unmarshal(data, &run)).To(Succeed())
+		Expect(run.Target).To(Equal(h.Endpoint()))
+	})
 })

@@ -27,9 +27,9 @@ func writeStopped(outputs []report.Output, stdout io.Writer, t *target.Target, p
 	if len(files) == 0 {
 		return nil
 	}
-	run := outcome.Run{Target: t.Profile.Target, Pack: pack.Name, Started: started, Duration: time.Since(started)}
+	run := outcome.Run{Target: t.Name(), Pack: pack.Name, Started: started, Duration: time.Since(started)}
 	run.Results = []outcome.Result{{
-		ID:          "pre-flight: " + t.Profile.Target,
+		ID:          "pre-flight: " + t.Name(),
 		Pack:        pack.Name,
 		Feature:     "Pre-flight",
 		FeatureFile: "pre-flight",

@@ -56,7 +56,7 @@ credential refused; 3 none failed but some could not run.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.target, "target", "", "base URL of the host under test ({target}/mcp is the MCP endpoint)")
+	fl.StringVar(&f.target, "target", "", "what to judge: for the source pack the host's base URL ({target}/mcp is its MCP endpoint; a final /mcp is removed), for mcp-authorization the MCP endpoint's own URL, at any path")
 	fl.StringVar(&f.profile, "profile", "", "target profile (YAML); --target overrides its target")
 	fl.StringVar(&f.pack, "spec", "", "specification pack: "+strings.Join(spec.Packs(), ", ")+" (default: the one the target answers as; "+spec.Source+" for the embedded host)")
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)

@@ -166,10 +166,15 @@ func BaseURL(raw string) (base string, trimmed bool) {
 
 // SetTarget sets Target from raw, as BaseURL reads it; key is how the user
 // gave it ("target", "--target"), for the note that says /mcp was removed.
-func (p *Profile) SetTarget(key, raw string) { p.Target = p.baseURL(key, raw) }
-
-func (p *Profile) baseURL(key, raw string) string {
+func (p *Profile) SetTarget(key, raw string) {
 	p.RawTarget = raw
+	p.Target = p.baseURL(key, raw)
+}
+
+// baseURL is raw without a final /mcp, with a note when it had one. It
+// leaves RawTarget alone: the peer's URL goes through it too, and is never
+// the target's.
+func (p *Profile) baseURL(key, raw string) string {
 	base, trimmed := BaseURL(raw)
 	if trimmed {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s %s is the MCP endpoint; using its base URL %s (the suite adds %s itself)", key, raw, base, mcpPath))

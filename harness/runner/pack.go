@@ -86,7 +86,7 @@ var packs = []*Pack{
 			Demand: "an anonymous request to the MCP endpoint answered as an MCP server answers (a JSON-RPC message, or a Bearer challenge), and every credential supplied accepted by the server",
 			Check:  checkMCPServer,
 		},
-		Fit: (*profile.Profile).EndpointFromTarget,
+		Fit: fitEndpoint,
 		// The request that needs authorization, which the pre-flight names
 		// when the profile does not.
 		CredentialRequest: func(t *target.Target) profile.Request { return t.Profile.MCPAuthorization.ProtectedRequest },
@@ -112,4 +112,13 @@ func LookupPack(name string) (*Pack, error) {
 		names = append(names, p.Name)
 	}
 	return nil, fmt.Errorf("no specification pack %q (packs: %s)", name, strings.Join(names, ", "))
+}
+
+// fitEndpoint makes the target the MCP endpoint as given, at any path, and
+// leaves out the peer: this pack judges one server, and a source profile's
+// peer is none of its business (nor its credential, which the pre-flight
+// would otherwise try).
+func fitEndpoint(p *profile.Profile) {
+	p.EndpointFromTarget()
+	p.Peer = nil
 }

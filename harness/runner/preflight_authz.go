@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
@@ -31,8 +32,24 @@ func checkMCPServer(ctx context.Context, t *target.Target) error {
 	}
 	last := r.Last()
 	return fmt.Errorf("%s does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
-		"  sent:      %s %s %s\n  received:  %s\nCheck the URL of the MCP endpoint. No scenario was run.",
-		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseBody, r.Message))
+		"  sent:      %s %s %s\n  received:  %s\n%s No scenario was run.",
+		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseBody, r.Message), suggestEndpoint(ctx, t))
+}
+
+// suggestEndpoint is the advice after a target that did not answer as an
+// MCP server: this pack takes the MCP endpoint's own URL, so a base URL
+// given instead is the likeliest mistake, said with the endpoint at /mcp
+// when that one answers as an MCP server.
+func suggestEndpoint(ctx context.Context, t *target.Target) string {
+	u, err := url.Parse(t.Endpoint())
+	if err != nil || strings.Trim(u.Path, "/") != "" {
+		return "Check the URL of the MCP endpoint."
+	}
+	guess := strings.TrimRight(t.Endpoint(), "/") + "/mcp"
+	if r, err := probe(ctx, t, guess, ""); err == nil && answersAsMCP(r) {
+		return fmt.Sprintf("%s answers as an MCP server: this pack takes the MCP endpoint's own URL, so give --target %s.", guess, guess)
+	}
+	return "This pack takes the MCP endpoint's own URL (such as " + guess + "), not the server's base URL."
 }
 
 // answersAsMCP is whether a reply comes from an MCP server: a JSON-RPC

@@ -109,7 +109,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if opts.Observer != nil {
 		suite.Announce = opts.Observer.Waiting
 	}
-	run := outcome.Run{Target: opts.Target.Profile.Target, Pack: sp.Pack, Started: now(), Strict: opts.Strict}
+	run := outcome.Run{Target: opts.Target.Name(), Pack: sp.Pack, Started: now(), Strict: opts.Strict}
 	// Two passes over the same suite state and collector: everything else,
 	// then what must come last.
 	var refused error

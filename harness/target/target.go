@@ -167,6 +167,16 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// Name is the target as the pack takes it, for reports and messages: the
+// MCP endpoint when the pack takes the URL as one (mcp-authorization), else
+// the base URL.
+func (t *Target) Name() string {
+	if t.Profile.MCPEndpoint != "" {
+		return t.Profile.MCPEndpoint
+	}
+	return t.Profile.Target
+}
+
 // URL joins the target's base URL and a path.
 func (t *Target) URL(path string) string { return t.Profile.Target + path }
 
