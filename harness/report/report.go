@@ -197,8 +197,11 @@ func because(run outcome.Run, r outcome.Result, b bodies) []string {
 // and similar consumers show in a list.
 func headline(run outcome.Run, r outcome.Result) string {
 	var b strings.Builder
-	if run.Tolerated(r) {
-		b.WriteString("tolerated: ")
+	switch {
+	case run.Tolerated(r) && r.Expected:
+		b.WriteString("tolerated (listed as an expected failure): ")
+	case run.Tolerated(r):
+		b.WriteString("tolerated (SHOULD, counted only with --strict): ")
 	}
 	if ids := requirementIDs(r); ids != "" {
 		b.WriteString(ids + ": ")
@@ -212,18 +215,26 @@ func headline(run outcome.Run, r outcome.Result) string {
 }
 
 // exitMeaning says which exit code the run ends with and why, in the terms
-// of PRODUCT.md section 3.
+// of PRODUCT.md section 3. A run whose only failures are tolerated says so,
+// and why they are, rather than that everything passed.
 func exitMeaning(run outcome.Run) string {
 	c := run.Tally()
 	code := run.ExitCode()
 	switch code {
 	case outcome.ExitPassed:
+		if c.Tolerated > 0 {
+			return "exit 0: every selected scenario ran, and the only failures are tolerated: " + toleratedWhy(run)
+		}
 		return "exit 0: every selected scenario ran and passed"
 	case outcome.ExitIncomplete:
 		if c.Passed+c.Failed == 0 {
 			return "exit 3: incomplete, no scenario ran"
 		}
-		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", plural(c.NotRun, "scenario", "scenarios"))
+		notRun := plural(c.NotRun, "scenario", "scenarios")
+		if c.Tolerated > 0 {
+			return fmt.Sprintf("exit 3: incomplete, %s could not run, and the only failures are tolerated: %s", notRun, toleratedWhy(run))
+		}
+		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", notRun)
 	}
 	var why []string
 	if n := c.Failed - c.Tolerated; n > 0 {
@@ -236,6 +247,29 @@ func exitMeaning(run outcome.Run) string {
 		why = append(why, plural(c.Stale, "expected failure now passes", "expected failures now pass"))
 	}
 	return fmt.Sprintf("exit %d: failed, %s", code, strings.Join(why, "; "))
+}
+
+// toleratedWhy says how many failures are tolerated and why: SHOULD-level
+// without --strict, or listed as expected failures.
+func toleratedWhy(run outcome.Run) string {
+	var should, expected int
+	for _, r := range run.Results {
+		switch {
+		case !run.Tolerated(r):
+		case r.Expected:
+			expected++
+		default:
+			should++
+		}
+	}
+	listed := plural(expected, "listed as an expected failure", "listed as expected failures")
+	switch {
+	case expected == 0:
+		return plural(should, "of a SHOULD requirement", "of SHOULD requirements") + ", which count only with --strict"
+	case should == 0:
+		return listed
+	}
+	return plural(should, "of a SHOULD requirement", "of SHOULD requirements") + " (counted only with --strict) and " + listed
 }
 
 func plural(n int, one, many string) string {
