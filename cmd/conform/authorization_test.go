@@ -18,7 +18,7 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 		Expect(os.WriteFile(profile, []byte("target: "+h.Endpoint()+"\nmcp_authorization:\n  protected_request: {method: tools/list}\n"), 0o600)).To(Succeed())
 		s := exits(conform(nil, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 3)
 		Expect(stderr(s)).NotTo(ContainSubstring("does not answer as an agent-facing tool host"))
-		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
+		Expect(stdout(s)).To(ContainSubstring("(mcp-authorization/"), "the pack's own features ran")
 		Expect(stdout(s)).To(ContainSubstring("set oauth.authorization_approval_command"))
 		Expect(stdout(s)).To(MatchRegexp(`\d+ passed, 0 failed, \d+ not run`))
 	})

@@ -81,6 +81,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err := checkReportPaths(outputs); err != nil {
 		return usage("%v", err)
 	}
+	forTerminal(outputs, f.connection.verbose)
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)
@@ -154,6 +155,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	if err := report.WriteAll(outputs, stdout, run); err != nil {
 		return &exitError{code: outcome.ExitUsage, err: fmt.Errorf("write reports: %w", err)}
+	}
+	if err := briefWhenOnlyFiles(outputs, stderr, run); err != nil {
+		return &exitError{code: outcome.ExitUsage, err: err}
 	}
 	if code := run.ExitCode(); code != outcome.ExitPassed {
 		return &exitError{code: code}

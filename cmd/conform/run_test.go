@@ -99,6 +99,23 @@ var _ = Describe("conform run", func() {
 			Expect(string(raw)).To(ContainSubstring("Outcomes by source section"))
 		})
 
+		It("says the exit meaning and the summary on stderr when every report goes to a file (issue 24 item 5)", func() {
+			report := filepath.Join(GinkgoT().TempDir(), "r.json")
+			want := len(listed("7.2"))
+			s := exits(conform(nil, "run", "7.2", "--format", "json:"+report), 0)
+			Expect(stdout(s)).To(BeEmpty())
+			Expect(stderr(s)).To(Equal(fmt.Sprintf("exit 0: every selected scenario ran and passed\n%d passed, 0 failed\n", want)))
+			Expect(report).To(BeAnExistingFile())
+		})
+
+		It("lists in progress what passed scenarios observed only with -v (issue 24 item 5)", func() {
+			s := exits(conform(nil, "run", "7.3", "--format", "progress"), 0)
+			Expect(stdout(s)).NotTo(ContainSubstring("observed:"))
+			Expect(stdout(s)).To(MatchRegexp(`(?m)^\d+ passed, 0 failed$`))
+			s = exits(conform(nil, "run", "7.3", "--format", "progress", "-v"), 0)
+			Expect(stdout(s)).To(ContainSubstring("observed: the host took the device grant as"))
+		})
+
 		It("never exits 0 when the selection runs nothing", func() {
 			s := conform(nil, "run", "--tags", "@NO-SUCH-TAG")
 			Eventually(s, 60*time.Second).Should(gexec.Exit())

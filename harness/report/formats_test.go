@@ -153,6 +153,20 @@ var _ = Describe("progress", func() {
 		Expect(end.String()).To(HaveSuffix("\n" + run.Tally().Summary() + "\n"))
 	})
 
+	It("lists what passed scenarios observed only when asked (issue 24 item 5)", func() {
+		run := singleRun(outcome.Result{Scenario: "s", Status: outcome.Passed, Observed: []string{`the host took the device grant as "device_code"`}})
+		var b bytes.Buffer
+		Expect(report.NewProgress(&bytes.Buffer{}, false).Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(Equal(".\n\nexit 0: every selected scenario ran and passed\n1 passed, 0 failed\n"))
+
+		b.Reset()
+		p := report.NewProgress(&bytes.Buffer{}, false)
+		p.Observed = true
+		Expect(p.Write(&b, run)).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("1) Single: s  passed\n"))
+		Expect(b.String()).To(ContainSubstring(`observed: the host took the device grant as "device_code"`))
+	})
+
 	It("wraps long runs of marks", func() {
 		var b bytes.Buffer
 		p := report.NewProgress(&b, false)
@@ -177,6 +191,24 @@ var _ = Describe("progress", func() {
 			<-done
 		}
 		Expect(b.String()).To(Equal("----"))
+	})
+})
+
+var _ = Describe("brief", func() {
+	It("is the exit meaning and the summary line alone, as the text reports end", func() {
+		var b bytes.Buffer
+		Expect(report.Brief{}.Write(&b, fixtureRun())).To(Succeed())
+		lines := strings.Split(strings.TrimSuffix(render(report.Pretty{}), "\n"), "\n")
+		Expect(b.String()).To(Equal(lines[len(lines)-2] + "\n" + lines[len(lines)-1] + "\n"))
+	})
+
+	It("is for runs whose reports all go to files", func() {
+		files, err := report.Parse("junit:a.xml,json:b.json", &bytes.Buffer{}, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(report.OnlyFiles(files)).To(BeTrue())
+		mixed, err := report.Parse("progress,junit:a.xml", &bytes.Buffer{}, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(report.OnlyFiles(mixed)).To(BeFalse())
 	})
 })
 

@@ -17,13 +17,19 @@ const progressWidth = 60
 
 // Progress prints one character per scenario as it finishes (. pass, F fail,
 // - not run, E harness error), a note before each long wait, and at the end
-// the details of everything that failed or hit a harness error (bodies cut),
+// the details of everything that failed or hit a harness error (bodies cut;
+// with Observed, what each scenario observed too),
 // the failed requirements, the reasons scenarios were not run with their
 // counts, and the summary line.
 //
 // Beside pretty on standard output it prints the marks alone: pretty then
 // gives the details once, on lines of its own (see Parse).
 type Progress struct {
+	// Observed adds what each scenario observed of the choices the source
+	// leaves open (conform run -v): a run that passes every scenario would
+	// otherwise end in a list of notes that reads like one of problems.
+	Observed bool
+
 	out   io.Writer
 	color bool
 	// marksOnly leaves the details to pretty.
@@ -104,7 +110,10 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 	}
 	n := 0
 	for _, r := range run.Results {
-		lines := explain(run, r, cutBodies)
+		lines := because(run, r, cutBodies)
+		if p.Observed {
+			lines = explain(run, r, cutBodies)
+		}
 		if len(lines) == 0 || r.Status == outcome.NotRun {
 			continue
 		}
