@@ -43,7 +43,8 @@ func usage(format string, args ...any) error {
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "conform",
-		Short:         "Conformance suite for agent-facing tool hosts (MCP + OAuth, four gates)",
+		Short:         rootShort,
+		Long:          rootLong(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.Version(),
