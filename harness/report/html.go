@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -281,7 +281,7 @@ func sectionMatrix(run outcome.Run) []matrixRow {
 	for _, m := range rows {
 		out = append(out, *m)
 	}
-	sort.Slice(out, func(i, j int) bool { return sectionLess(out[i].Section, out[j].Section) })
+	slices.SortFunc(out, func(a, b matrixRow) int { return sectionCompare(a.Section, b.Section) })
 	if untagged != nil {
 		out = append(out, *untagged)
 	}
@@ -302,24 +302,6 @@ func count(m *matrixRow, run outcome.Run, r outcome.Result) {
 	case outcome.HarnessError:
 		m.HarnessError++
 	}
-}
-
-// sectionLess orders section numbers numerically, part by part, so that 7.10
-// follows 7.9 and 10 follows 9.
-func sectionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		if pa[i] == pb[i] {
-			continue
-		}
-		na, errA := strconv.Atoi(pa[i])
-		nb, errB := strconv.Atoi(pb[i])
-		if errA != nil || errB != nil {
-			return pa[i] < pb[i]
-		}
-		return na < nb
-	}
-	return len(pa) < len(pb)
 }
 
 // size says how long a text is, in the unit a person reads it in.

@@ -42,8 +42,9 @@ type feature struct {
 	Index []int
 }
 
-// byFeature groups the results by feature file, features in the order they
-// first appear in the run, so that the grouping needs no map iteration.
+// byFeature groups the results by feature file, features in the order of
+// their sections (sortFeatures) and results in run order, so that the
+// grouping needs no map iteration.
 func byFeature(run outcome.Run) []feature {
 	var out []feature
 	index := map[string]int{}
@@ -57,6 +58,7 @@ func byFeature(run outcome.Run) []feature {
 		out[i].Results = append(out[i].Results, r)
 		out[i].Index = append(out[i].Index, n)
 	}
+	sortFeatures(out)
 	return out
 }
 
