@@ -96,7 +96,7 @@ var _ = Describe("conform run", func() {
 			raw, err = os.ReadFile(html)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(raw)).To(ContainSubstring(`<table class="matrix">`))
-			Expect(string(raw)).To(ContainSubstring("Outcomes by source section"))
+			Expect(string(raw)).To(ContainSubstring("Outcomes by section of the source document"))
 		})
 
 		It("says the exit meaning and the summary on stderr when every report goes to a file (issue 24 item 5)", func() {

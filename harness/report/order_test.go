@@ -55,6 +55,14 @@ var _ = Describe("the order of sections (issue 24 item 10)", func() {
 			[]string{"authorization.1.2", "authorization.9.2", "authorization.10", "discovery.2"}))
 	})
 
+	It("names the sections in the matrix with the pack's own words", func() {
+		var b bytes.Buffer
+		Expect(report.HTML{}.Write(&b, run())).To(Succeed())
+		Expect(b.String()).To(ContainSubstring("Outcomes by section of the MCP specification"))
+		Expect(b.String()).NotTo(ContainSubstring("source document"))
+		Expect(b.String()).NotTo(ContainSubstring("source section"))
+	})
+
 	It("orders the source document's sections as numbers too", func() {
 		r := outcome.Run{Pack: spec.Source}
 		for _, sec := range []string{"10", "2", "7.10", "7.9"} {
