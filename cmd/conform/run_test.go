@@ -384,6 +384,29 @@ var _ = Describe("conform run", func() {
 		Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second))
 		Expect(s.Err).To(gbytes.Say(`target http://` + addr + ` is unreachable`))
 	})
+
+	It("says a target that accepts connections but never answers did not answer within --timeout (issue 24 item 10)", func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(ln.Close)
+		go func() {
+			// Accepted and held open, never answered.
+			var held []net.Conn
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					for _, c := range held {
+						c.Close()
+					}
+					return
+				}
+				held = append(held, c)
+			}
+		}()
+		s := exits(conform(nil, "run", "--target", "http://"+ln.Addr().String(), "--timeout", "1s"), 1)
+		Expect(stderr(s)).To(ContainSubstring("target http://" + ln.Addr().String() + " did not answer within 1s"))
+		Expect(stderr(s)).NotTo(ContainSubstring("unreachable"))
+	})
 })
 
 var _ = Describe("an empty credential variable (issue 16 item 8)", func() {

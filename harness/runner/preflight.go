@@ -3,20 +3,16 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 )
-
-// probeTimeout bounds each pre-flight request, so that a target that does
-// not answer is named within seconds rather than by every scenario in turn.
-const probeTimeout = 10 * time.Second
 
 // shownBody is how much of an unexpected body the pre-flight quotes: enough
 // to recognise a web page or an error, short enough to read at a glance.
@@ -72,7 +68,7 @@ func CheckHost(ctx context.Context, t *target.Target) error {
 	p := t.Profile
 	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
-		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", p.Target, err, p.Target)
+		return fmt.Errorf("%s (check the URL and %s/.well-known/mcp.json)", unanswered("target "+p.Target, err, probeBound(t)), p.Target)
 	}
 	if !answered(r) {
 		return notToolHost(ctx, t, r)
@@ -92,7 +88,7 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 	if t.Credential != "" && t.CredentialSource != "" {
 		r, err := probe(ctx, t, t.Endpoint(), t.Credential)
 		if err != nil {
-			return fmt.Errorf("target %s is unreachable: %v", p.Target, err)
+			return errors.New(unanswered("target "+p.Target, err, probeBound(t)))
 		}
 		if refused(r) {
 			msg := fmt.Sprintf("%s is refused by the target %s (HTTP %d to an authenticated tools/list): sign in again with `conform login --target %s`",
@@ -107,7 +103,7 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
 		r, err := probe(ctx, t, p.Peer.Target+"/mcp", t.PeerCredential)
 		if err != nil {
-			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
+			return &UsageError{msg: unanswered("the peer "+p.Peer.Target, err, probeBound(t)) + " (check peer.target)"}
 		}
 		if refused(r) {
 			return &UsageError{msg: fmt.Sprintf(
@@ -121,7 +117,7 @@ func CheckCredentials(ctx context.Context, t *target.Target) error {
 // probe sends one tools/list to an MCP endpoint, anonymously when
 // credential is "", in the revision the profile pins, if any.
 func probe(ctx context.Context, t *target.Target, endpoint, credential string) (*mcpclient.Reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, probeBound(t))
 	defer cancel()
 	auth := ""
 	if credential != "" {
@@ -166,7 +162,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		before = append(before, sent(ex)+" answered "+got)
 	}
 	e.Before = strings.Join(before, "; ")
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, probeBound(t))
 	defer cancel()
 	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, "/.well-known/mcp.json")
 	if err != nil {
