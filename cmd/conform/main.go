@@ -53,7 +53,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout, stderr), loginCommand(stdout, stderr))
 
 	err := root.Execute()

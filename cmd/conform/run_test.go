@@ -207,7 +207,11 @@ var _ = Describe("conform run", func() {
 			s := exits(conform(nil, args()...), 2)
 			Expect(s.Err).To(gbytes.Say(message))
 		},
-		Entry("an unknown flag", func() []string { return []string{"run", "--no-such-flag"} }, `unknown flag: --no-such-flag`),
+		Entry("an unknown flag", func() []string { return []string{"run", "--no-such-flag"} }, `unknown flag: --no-such-flag\n`),
+		Entry("a mistyped flag, naming the closest one (issue 24 item 10)", func() []string { return []string{"run", "--taget", "http://127.0.0.1:1"} },
+			`unknown flag: --taget; did you mean --target\?`),
+		Entry("a mistyped flag of another command", func() []string { return []string{"diagnose", "--tol=afs_read"} },
+			`unknown flag: --tol; did you mean --tool\?`),
 		Entry("an unknown format", func() []string { return []string{"run", "--format", "pretty,bogus"} }, `unknown format "bogus"`),
 		Entry("an unreadable profile", func() []string {
 			return []string{"run", "--profile", filepath.Join(home, "no-such-profile.yaml")}
