@@ -81,7 +81,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err := checkReportPaths(outputs); err != nil {
 		return usage("%v", err)
 	}
-	forTerminal(outputs, f.connection.verbose)
+	forTerminal(outputs, f)
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)

@@ -8,11 +8,13 @@ import (
 )
 
 // forTerminal sets the reports a person reads as the run's flags ask: -v
-// lists in progress what passed scenarios observed, beside the failures.
-func forTerminal(outputs []report.Output, verbose bool) {
+// lists in progress what passed scenarios observed, beside the failures,
+// and --strict decides which failures its marks show as tolerated.
+func forTerminal(outputs []report.Output, f runFlags) {
 	for _, o := range outputs {
 		if p, ok := o.Writer.(*report.Progress); ok {
-			p.Observed = verbose
+			p.Observed = f.connection.verbose
+			p.Strict = f.strict
 		}
 	}
 }
