@@ -79,15 +79,15 @@ var _ = Describe("pretty", func() {
 			Expect(b.String()).To(HaveSuffix("\n" + meaning + "\n" + summary + "\n"))
 		},
 		Entry("SHOULD failures", false, []outcome.Result{tolerable(false), tolerable(false)},
-			"exit 0: every selected scenario ran, and the only failures are tolerated: 2 of SHOULD requirements, which count only with --strict",
+			"exit 0: every selected scenario ran, and no failure counts against the host (tolerated: 2 SHOULD failures, which count only with --strict)",
 			"0 passed, 2 failed (2 tolerated)"),
 		Entry("SHOULD failures under --strict", true, []outcome.Result{tolerable(false), tolerable(false)},
 			"exit 1: failed, 2 failures count against the host", "0 passed, 2 failed"),
 		Entry("a listed expected failure and a SHOULD failure", false, []outcome.Result{tolerable(true), tolerable(false)},
-			"exit 0: every selected scenario ran, and the only failures are tolerated: 1 of a SHOULD requirement (counted only with --strict) and 1 listed as an expected failure",
+			"exit 0: every selected scenario ran, and no failure counts against the host (tolerated: 1 SHOULD failure, which counts only with --strict; 1 listed expected failure)",
 			"0 passed, 2 failed (2 tolerated)"),
 		Entry("a SHOULD failure beside a scenario not run", false, []outcome.Result{tolerable(false), {Status: outcome.NotRun, Reason: "r"}},
-			"exit 3: incomplete, 1 scenario could not run, and the only failures are tolerated: 1 of a SHOULD requirement, which count only with --strict",
+			"exit 3: incomplete, 1 scenario could not run, and no failure counts against the host (tolerated: 1 SHOULD failure, which counts only with --strict)",
 			"0 passed, 1 failed (1 tolerated), 1 not run"),
 	)
 

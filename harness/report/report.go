@@ -217,15 +217,15 @@ func headline(run outcome.Run, r outcome.Result) string {
 }
 
 // exitMeaning says which exit code the run ends with and why, in the terms
-// of PRODUCT.md section 3. A run whose only failures are tolerated says so,
-// and why they are, rather than that everything passed.
+// of PRODUCT.md section 3. A run whose only failures are tolerated says that
+// none counts, and why, rather than that everything passed.
 func exitMeaning(run outcome.Run) string {
 	c := run.Tally()
 	code := run.ExitCode()
 	switch code {
 	case outcome.ExitPassed:
 		if c.Tolerated > 0 {
-			return "exit 0: every selected scenario ran, and the only failures are tolerated: " + toleratedWhy(run)
+			return "exit 0: every selected scenario ran, and no failure counts against the host " + toleratedWhy(run)
 		}
 		return "exit 0: every selected scenario ran and passed"
 	case outcome.ExitIncomplete:
@@ -234,7 +234,7 @@ func exitMeaning(run outcome.Run) string {
 		}
 		notRun := plural(c.NotRun, "scenario", "scenarios")
 		if c.Tolerated > 0 {
-			return fmt.Sprintf("exit 3: incomplete, %s could not run, and the only failures are tolerated: %s", notRun, toleratedWhy(run))
+			return fmt.Sprintf("exit 3: incomplete, %s could not run, and no failure counts against the host %s", notRun, toleratedWhy(run))
 		}
 		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", notRun)
 	}
@@ -264,14 +264,14 @@ func toleratedWhy(run outcome.Run) string {
 			should++
 		}
 	}
-	listed := plural(expected, "listed as an expected failure", "listed as expected failures")
-	switch {
-	case expected == 0:
-		return plural(should, "of a SHOULD requirement", "of SHOULD requirements") + ", which count only with --strict"
-	case should == 0:
-		return listed
+	var why []string
+	if should > 0 {
+		why = append(why, plural(should, "SHOULD failure, which counts", "SHOULD failures, which count")+" only with --strict")
 	}
-	return plural(should, "of a SHOULD requirement", "of SHOULD requirements") + " (counted only with --strict) and " + listed
+	if expected > 0 {
+		why = append(why, plural(expected, "listed expected failure", "listed expected failures"))
+	}
+	return "(tolerated: " + strings.Join(why, "; ") + ")"
 }
 
 func plural(n int, one, many string) string {
