@@ -12,17 +12,23 @@ BENCH    ?= .
 # Several runs per benchmark: the ratio table takes the median of them.
 BENCHFLAGS ?= -count 3
 FORMAT   ?= pretty
+# The version build and install stamp into both binaries (conform --version,
+# and the clientInfo conform sends): git describe of this clone. Outside a
+# git clone it is empty and nothing is stamped; the binaries then say what
+# the go command knows (internal/buildinfo).
+VERSION  ?= $(shell git describe --always --dirty 2>/dev/null)
+LDFLAGS  := $(if $(VERSION),-ldflags '-X github.com/conform-mcp/conform/internal/buildinfo.stamped=$(VERSION)')
 
 .PHONY: all build install conformance test lint unit bench clean
 
 all: build
 
 build:
-	$(GO) build -o bin/conform ./cmd/conform
-	$(GO) build -o bin/toolhost ./cmd/toolhost
+	$(GO) build $(LDFLAGS) -o bin/conform ./cmd/conform
+	$(GO) build $(LDFLAGS) -o bin/toolhost ./cmd/toolhost
 
 install:
-	$(GO) install ./cmd/conform ./cmd/toolhost
+	$(GO) install $(LDFLAGS) ./cmd/conform ./cmd/toolhost
 
 # Both packs run even when the first fails, and make fails when either does
 # (conform's own exit code is in each report's last lines).

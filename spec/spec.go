@@ -62,7 +62,10 @@ type Spec struct {
 	// Pack names the specification the requirements restate (Source, Authorization).
 	Pack string `yaml:"pack"`
 	// Title says in words what the pack restates, and which revision.
-	Title        string        `yaml:"title"`
+	Title string `yaml:"title"`
+	// Document is what the pack's sections are sections of, in the words a
+	// report puts after "section of the" ("source document", "MCP specification").
+	Document     string        `yaml:"document"`
 	Requirements []Requirement `yaml:"requirements"`
 	byID         map[string]int
 }
@@ -84,8 +87,8 @@ func Parse(data []byte) (*Spec, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, fmt.Errorf("parse requirements: %w", err)
 	}
-	if s.Pack == "" || s.Title == "" {
-		return nil, fmt.Errorf("parse requirements: pack and title are required")
+	if s.Pack == "" || s.Title == "" || s.Document == "" {
+		return nil, fmt.Errorf("parse requirements: pack, title and document are required")
 	}
 	s.byID = make(map[string]int, len(s.Requirements))
 	for i, r := range s.Requirements {

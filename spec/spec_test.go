@@ -41,10 +41,10 @@ var _ = Describe("the packs", func() {
 	})
 
 	It("refuses a file whose IDs repeat, or that names no pack", func() {
-		_, err := spec.Parse([]byte("pack: p\ntitle: t\nrequirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n- {id: A-1, section: '1', level: MUST, text: y}\n"))
+		_, err := spec.Parse([]byte("pack: p\ntitle: t\ndocument: d\nrequirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n- {id: A-1, section: '1', level: MUST, text: y}\n"))
 		Expect(err).To(MatchError(ContainSubstring("duplicate id")))
 		_, err = spec.Parse([]byte("requirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n"))
-		Expect(err).To(MatchError(ContainSubstring("pack and title are required")))
+		Expect(err).To(MatchError(ContainSubstring("pack, title and document are required")))
 	})
 })
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs conform as the action's inputs say, and writes its exit code and the
 # counts of the run as step outputs. Exits with conform's exit code, so the
-# job fails when the run does (continue-on-error keeps the outputs usable).
+# job fails when the run does (continue-on-error keeps the outputs usable),
+# except that an incomplete run (3) exits 0 when INPUT_FAIL_ON_INCOMPLETE is
+# false.
 #   CONFORM_BIN     the binary build.sh made
 #   INPUT_PROFILE   target profile; empty runs against the embedded reference host
 #   INPUT_SPEC      specification pack (source, mcp-authorization)
@@ -9,9 +11,20 @@
 #   INPUT_TAGS      a tag expression for --tags, spaces and all
 #   INPUT_ARGS      more arguments for conform run, split on white space over
 #                   any number of lines (sections, --strict, --scenario ID)
+#   INPUT_FAIL_ON_INCOMPLETE  true (the default) or false: whether exit 3 fails the step
 #   GITHUB_OUTPUT   the file step outputs are appended to
 set -uo pipefail
 : "${CONFORM_BIN:?the conform binary}" "${GITHUB_OUTPUT:?the step output file}"
+
+# Checked before the run, so that a misspelt value never decides silently.
+case "${INPUT_FAIL_ON_INCOMPLETE:-true}" in
+  true | false) ;;
+  *)
+    echo "conform action: fail-on-incomplete is \"$INPUT_FAIL_ON_INCOMPLETE\"; give true or false" >&2
+    echo "exit-code=2" >>"$GITHUB_OUTPUT"
+    exit 2
+    ;;
+esac
 
 # The counts come from a JSON report of the run's own, whatever formats were
 # asked for: the same counts conform prints at the end of the run.
@@ -46,4 +59,8 @@ harness="$(count harness_errors)"; tolerated="$(count tolerated)"
     echo "harness-errors=$harness"
   fi
 } >>"$GITHUB_OUTPUT"
+if [ "$code" -eq 3 ] && [ "${INPUT_FAIL_ON_INCOMPLETE:-true}" = false ]; then
+  echo "conform action: the run is incomplete (exit 3); fail-on-incomplete is false, so the step passes"
+  exit 0
+fi
 exit "$code"

@@ -89,6 +89,47 @@ var _ = Describe("the GitHub Action's scripts (issue 16 item 1)", Ordered, func(
 		Expect(got["not-run"]).NotTo(Equal("0"))
 	})
 
+	Describe("the fail-on-incomplete input (issue 24 item 4)", func() {
+		// run runs a profile against host with the input set (unset when
+		// setting is ""), expecting the step to exit with step, and returns
+		// the step outputs.
+		run := func(host fake, setting string, step int) map[string]string {
+			GinkgoHelper()
+			dir := GinkgoT().TempDir()
+			profile := filepath.Join(dir, "host.yaml")
+			// No credential: the scenarios that need one are not run.
+			Expect(os.WriteFile(profile, []byte("target: "+host.url+"\n"), 0o600)).To(Succeed())
+			out := filepath.Join(dir, "outputs")
+			env := []string{"CONFORM_BIN=" + bin, "GITHUB_OUTPUT=" + out, "INPUT_PROFILE=" + profile, "INPUT_FORMATS=progress",
+				"INPUT_TAGS=@SVC-1,@AUTH-1,@T401-1 && ~@needs-peer"}
+			if setting != "" {
+				env = append(env, "INPUT_FAIL_ON_INCOMPLETE="+setting)
+			}
+			script("run.sh", step, env...)
+			return outputs(out)
+		}
+
+		It("fails the step on an incomplete run when true, as by default", func() {
+			Expect(run(serveFake(nil), "true", 3)).To(HaveKeyWithValue("exit-code", "3"))
+		})
+
+		It("lets an incomplete run pass the step when false, its outputs still saying exit 3", func() {
+			got := run(serveFake(nil), "false", 0)
+			Expect(got).To(HaveKeyWithValue("exit-code", "3"))
+			Expect(got["not-run"]).NotTo(Equal("0"))
+		})
+
+		It("fails the step on a failed run whatever it says", func() {
+			got := run(serveFake([]fakehost.Break{fakehost.ChallengeMissing}), "false", 1)
+			Expect(got).To(HaveKeyWithValue("exit-code", "1"))
+		})
+
+		It("refuses a value other than true or false before running anything", func() {
+			got := run(serveFake(nil), "no", 2)
+			Expect(got).To(Equal(map[string]string{"exit-code": "2"}))
+		})
+	})
+
 	It("counts as conform does, a tolerated failure included", func() {
 		host := serveFake([]fakehost.Break{fakehost.ChallengeMissing})
 		dir := GinkgoT().TempDir()
@@ -100,7 +141,7 @@ var _ = Describe("the GitHub Action's scripts (issue 16 item 1)", Ordered, func(
 		// The arguments span lines, as a YAML block gives them.
 		s := script("run.sh", 0, "CONFORM_BIN="+bin, "GITHUB_OUTPUT="+out, "INPUT_PROFILE="+profile, "INPUT_FORMATS=progress",
 			"INPUT_ARGS=--scenario\nT401-1/401-anonymous-privileged-call-carries-challenge-body\n--expected-failures "+expected)
-		Expect(string(s.Out.Contents())).To(ContainSubstring("0 passed, 1 failed, 1 tolerated"))
+		Expect(string(s.Out.Contents())).To(ContainSubstring("0 passed, 1 failed (1 tolerated)"))
 		got := outputs(out)
 		Expect(got).To(HaveKeyWithValue("tests", "1"))
 		Expect(got).To(HaveKeyWithValue("passed", "0"))

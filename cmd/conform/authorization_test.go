@@ -21,7 +21,7 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 		Expect(os.WriteFile(profile, []byte("target: "+h.Endpoint()+"\nmcp_authorization:\n  protected_request: {method: tools/list}\n"), 0o600)).To(Succeed())
 		s := exits(conform(nil, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 3)
 		Expect(stderr(s)).NotTo(ContainSubstring("does not answer as an agent-facing tool host"))
-		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
+		Expect(stdout(s)).To(ContainSubstring("(mcp-authorization/"), "the pack's own features ran")
 		Expect(stdout(s)).To(ContainSubstring("set oauth.authorization_approval_command"))
 		Expect(stdout(s)).To(MatchRegexp(`\d+ passed, 0 failed, \d+ not run`))
 	})
@@ -36,7 +36,7 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 	It("judges a server that challenges an anonymous tools/list for its MCP authorization when --spec is not given", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
-		s := exits(conform(nil, "run", "--target", h.Endpoint(), "--format", "progress"), 3)
+		s := exits(conform(nil, "run", "--target", h.Endpoint(), "--format", "pretty"), 3)
 		Expect(stderr(s)).To(ContainSubstring("with a Bearer challenge"))
 		Expect(stderr(s)).To(ContainSubstring("judging its MCP authorization (--spec mcp-authorization"))
 		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
@@ -47,7 +47,7 @@ var _ = Describe("conform run --spec mcp-authorization against an MCP server tha
 		DeferCleanup(h.Close)
 		profile := filepath.Join(GinkgoT().TempDir(), "server.yaml")
 		Expect(os.WriteFile(profile, []byte("target: "+h.Endpoint()+"\nmcp_authorization:\n  protected_request: {method: tools/list}\n"), 0o600)).To(Succeed())
-		s := exits(conform(nil, "run", "--profile", profile, "--format", "progress"), 3)
+		s := exits(conform(nil, "run", "--profile", profile, "--format", "pretty"), 3)
 		Expect(stdout(s)).To(ContainSubstring("(pack mcp-authorization)"))
 	})
 

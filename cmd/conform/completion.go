@@ -15,9 +15,30 @@ import (
 // the chosen pack.
 func completeRun(cmd *cobra.Command) {
 	completePack(cmd)
-	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return report.Names(), cobra.ShellCompDirectiveNoSpace
+	_ = cmd.RegisterFlagCompletionFunc("format", func(_ *cobra.Command, _ []string, typed string) ([]string, cobra.ShellCompDirective) {
+		return formatCompletions(typed), cobra.ShellCompDirectiveNoSpace
 	})
+}
+
+// formatCompletions completes the last entry of a comma-separated --format
+// ("pretty,j" to "pretty,junit:"): each format after what is typed up to the
+// last comma, but pretty and progress only once, as Parse takes them.
+func formatCompletions(typed string) []string {
+	done, last := "", typed
+	if i := strings.LastIndex(typed, ","); i >= 0 {
+		done, last = typed[:i+1], typed[i+1:]
+	}
+	named := map[string]bool{}
+	for _, entry := range strings.Split(done, ",") {
+		named[strings.TrimSpace(entry)] = true
+	}
+	var out []string
+	for _, name := range report.Names() {
+		if strings.HasPrefix(name, last) && !named[name] {
+			out = append(out, done+name)
+		}
+	}
+	return out
 }
 
 // completePack completes --spec and the SECTION arguments.

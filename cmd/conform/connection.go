@@ -26,7 +26,7 @@ func (c *connectionFlags) bind(fl *pflag.FlagSet) {
 	fl.StringArrayVarP(&c.headers, "header", "H", nil, "header sent with every request to the target, as 'Name: value' (repeatable; for a gateway in front of the host)")
 	fl.DurationVar(&c.timeout, "timeout", target.DefaultTimeout, "time a single request may take")
 	fl.BoolVar(&c.insecure, "insecure", false, "do not verify the target's TLS certificate (self-signed test hosts)")
-	fl.BoolVarP(&c.verbose, "verbose", "v", false, "print every HTTP exchange, credentials masked, to stderr as it completes")
+	fl.BoolVarP(&c.verbose, "verbose", "v", false, "print every HTTP exchange, credentials and --header values masked, to stderr as it completes; progress adds what passed scenarios observed")
 }
 
 // words are the flags as a printed command line repeats them, each

@@ -66,6 +66,14 @@ var _ = Describe("conform run's connection flags", func() {
 		Expect(stderr(s)).NotTo(ContainSubstring(f.credential))
 	})
 
+	It("prints the --header headers too with -v, their values masked (issue 24 item 5)", func() {
+		f := serveFake(nil)
+		url := gateway(f)
+		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--target", url, "--tags", tags, "-H", "X-Gateway-Key: k-123", "-v"), 0)
+		Expect(stderr(s)).To(ContainSubstring("> X-Gateway-Key: " + wire.Masked + "\n"))
+		Expect(stderr(s)).NotTo(ContainSubstring("k-123"))
+	})
+
 	It("warns once that --insecure verifies no certificate", func() {
 		f := serveFake(nil)
 		s := exits(conform([]string{"CONFORM_CREDENTIAL=" + f.credential}, "run", "--target", f.url, "--tags", tags, "--insecure"), 0)
@@ -86,6 +94,12 @@ var _ = Describe("conform run's connection flags", func() {
 		Expect(stdout(s)).To(ContainSubstring("mcp-authorization"))
 		s = exits(conform(nil, "__complete", "run", "--format", ""), 0)
 		Expect(stdout(s)).To(ContainSubstring("junit:"))
+		s = exits(conform(nil, "__complete", "run", "--format", "pretty,"), 0)
+		Expect(stdout(s)).To(ContainSubstring("pretty,progress\n"), "after a comma (issue 24 item 10)")
+		Expect(stdout(s)).To(ContainSubstring("pretty,junit:\n"))
+		Expect(stdout(s)).NotTo(ContainSubstring("pretty,pretty"), "pretty is taken once")
+		s = exits(conform(nil, "__complete", "run", "--format", "progress,h"), 0)
+		Expect(stdout(s)).To(HavePrefix("progress,html:\n"))
 		s = exits(conform(nil, "__complete", "run", "--spec", "mcp-authorization", "disc"), 0)
 		Expect(stdout(s)).To(ContainSubstring("discovery"))
 		s = exits(conform(nil, "completion", "bash"), 0)

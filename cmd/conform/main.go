@@ -53,7 +53,8 @@ func stateDir(cmd *cobra.Command) string {
 func execute(args []string, stdout, stderr io.Writer) int {
 	root := &cobra.Command{
 		Use:           "conform",
-		Short:         "Conformance suite for agent-facing tool hosts (MCP + OAuth, four gates)",
+		Short:         rootShort,
+		Long:          rootLong(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildinfo.Version(),
@@ -62,7 +63,7 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	root.SetFlagErrorFunc(flagError)
 	root.PersistentFlags().String(stateDirFlag, "", "where conform keeps the clients it registered and the credentials conform login stored, for every command (default: $"+login.StateDirEnv+", else the user's config directory)")
 	root.AddCommand(runCommand(stdout, stderr), listCommand(stdout), diagnoseCommand(stdout, stderr), loginCommand(stdout, stderr))
 

@@ -1,7 +1,9 @@
 package main_test
 
 import (
+	"os"
 	"os/exec"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -24,6 +26,25 @@ var _ = Describe("make install", func() {
 	It("installs both binaries from the clone, as the README says", func() {
 		out, err := exec.Command("make", "-s", "-n", "-C", "../..", "install").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
-		Expect(string(out)).To(ContainSubstring("install ./cmd/conform ./cmd/toolhost"))
+		Expect(string(out)).To(MatchRegexp(`install (-ldflags '[^']*' )?\./cmd/conform \./cmd/toolhost`))
+	})
+
+	It("stamps both binaries with git describe of the clone (issue 24 item 10)", func() {
+		described, err := exec.Command("git", "describe", "--always", "--dirty").Output()
+		Expect(err).NotTo(HaveOccurred())
+		for _, target := range []string{"install", "build"} {
+			out, err := exec.Command("make", "-s", "-n", "-C", "../..", target).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), string(out))
+			Expect(string(out)).To(ContainSubstring("-ldflags '" + stampFlag + strings.TrimSpace(string(described)) + "'"))
+		}
+	})
+
+	It("stamps nothing outside a git clone, and still installs", func() {
+		cmd := exec.Command("make", "-s", "-n", "-C", "../..", "install")
+		cmd.Env = append(os.Environ(), "GIT_DIR="+GinkgoT().TempDir())
+		out, err := cmd.CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+		Expect(string(out)).NotTo(ContainSubstring("-ldflags"))
+		Expect(string(out)).To(ContainSubstring("./cmd/conform ./cmd/toolhost"))
 	})
 })

@@ -83,6 +83,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err := checkReportPaths(outputs); err != nil {
 		return usage("%v", err)
 	}
+	forTerminal(outputs, f)
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)
@@ -166,6 +167,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	}
 	if err := report.WriteAll(outputs, stdout, run); err != nil {
 		return &exitError{code: outcome.ExitUsage, err: fmt.Errorf("write reports: %w", err)}
+	}
+	if err := briefWhenOnlyFiles(outputs, stderr, run); err != nil {
+		return &exitError{code: outcome.ExitUsage, err: err}
 	}
 	if code := run.ExitCode(); code != outcome.ExitPassed {
 		return &exitError{code: code}

@@ -15,12 +15,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/conform-mcp/conform/harness/wire"
+	"github.com/conform-mcp/conform/internal/buildinfo"
 )
 
 // Header names of the MCP streamable HTTP transport (MCP 2025-06-18,
@@ -44,17 +44,9 @@ const (
 	maxBody = 8 << 20
 )
 
-const modulePath = "github.com/conform-mcp/conform"
-
-// clientInfo names the harness in initialize, with the module's version when
-// the binary knows it.
-var clientInfo = func() map[string]string {
-	version := "devel"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Path == modulePath && info.Main.Version != "" {
-		version = info.Main.Version
-	}
-	return map[string]string{"name": "conform", "version": version}
-}()
+// clientInfo names the harness in initialize, with the version conform
+// --version gives: never the go command's placeholder "(devel)".
+var clientInfo = map[string]string{"name": "conform", "version": buildinfo.Number()}
 
 // Client talks to one MCP endpoint. With a server of an earlier revision it
 // keeps one session per distinct Authorization value, because a session

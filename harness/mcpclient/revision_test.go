@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
+	"github.com/conform-mcp/conform/internal/buildinfo"
 )
 
 // modernOnly answers like a server that speaks only MCP 2026-07-28 and checks
@@ -83,6 +84,25 @@ var _ = Describe("Revision negotiation", func() {
 		Expect(h.Get("Mcp-Name")).To(Equal("afs_read"))
 		Expect(h.Values("Mcp-Session-Id")).To(BeEmpty())
 		Expect(string(host.requests()[0].body)).To(ContainSubstring(`"io.modelcontextprotocol/clientInfo":{"name":"conform"`))
+	})
+
+	It("names conform's version in clientInfo, never the go command's placeholder (devel) (issue 24 item 10)", func() {
+		host := newHost(modernOnly)
+		c := mcpclient.New(host.endpoint(), host.Client())
+		call(c, "", "tools/list", map[string]any{})
+		var sent struct {
+			Params struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		Expect(json.Unmarshal(host.requests()[0].body, &sent)).To(Succeed())
+		var info struct {
+			Version string `json:"version"`
+		}
+		Expect(json.Unmarshal(sent.Params.Meta["io.modelcontextprotocol/clientInfo"], &info)).To(Succeed())
+		Expect(info.Version).To(Equal(buildinfo.Number()))
+		Expect(info.Version).NotTo(BeEmpty())
+		Expect(info.Version).NotTo(Equal("(devel)"))
 	})
 
 	It("keeps what the caller put in _meta and adds only what is missing", func() {

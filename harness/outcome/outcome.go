@@ -224,17 +224,20 @@ func (run Run) ExitCode() int {
 	return ExitPassed
 }
 
-// Summary is the one-line account printed at the end of every report.
+// Summary is the one-line account printed at the end of every report. The
+// tolerated failures are said beside the failures they are part of, so that
+// a run that exits 0 never reads as having failures that count.
 func (c Counts) Summary() string {
-	parts := []string{fmt.Sprintf("%d passed", c.Passed), fmt.Sprintf("%d failed", c.Failed)}
+	failed := fmt.Sprintf("%d failed", c.Failed)
+	if c.Tolerated > 0 {
+		failed += fmt.Sprintf(" (%d tolerated)", c.Tolerated)
+	}
+	parts := []string{fmt.Sprintf("%d passed", c.Passed), failed}
 	if c.NotRun > 0 {
 		parts = append(parts, fmt.Sprintf("%d not run", c.NotRun))
 	}
 	if c.HarnessErrors > 0 {
 		parts = append(parts, fmt.Sprintf("%d harness errors", c.HarnessErrors))
-	}
-	if c.Tolerated > 0 {
-		parts = append(parts, fmt.Sprintf("%d tolerated", c.Tolerated))
 	}
 	if c.Stale > 0 {
 		parts = append(parts, fmt.Sprintf("%d expected failures now pass", c.Stale))

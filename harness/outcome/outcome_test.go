@@ -52,6 +52,14 @@ var _ = Describe("exit codes (PRODUCT.md section 3)", func() {
 	})
 })
 
+var _ = Describe("the summary line (issue 24 item 2)", func() {
+	It("says tolerated failures beside the failures they are part of, and only without --strict", func() {
+		results := []outcome.Result{result(outcome.Passed, must), result(outcome.Failed, should), result(outcome.Failed, should)}
+		Expect(outcome.Run{Results: results}.Tally().Summary()).To(Equal("1 passed, 2 failed (2 tolerated)"))
+		Expect(outcome.Run{Strict: true, Results: results}.Tally().Summary()).To(Equal("1 passed, 2 failed"))
+	})
+})
+
 var _ = Describe("Classify", func() {
 	It("blames the host only for a departure", func() {
 		d := outcome.Departf("HTTP status", 401, 200)

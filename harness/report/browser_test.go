@@ -83,7 +83,7 @@ var _ = Describe("the HTML report in a browser", Label("browser"), func() {
 		sections, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll("main > section > h2")].map(h => h.textContent)`))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(sections).To(Equal([]string{"Failures (6)", "Requirements", "Outcomes by source section", "Scenarios"}))
+		Expect(sections).To(Equal([]string{"Failures (6)", "Requirements", "Outcomes by section of the source document", "Scenarios"}))
 		failures, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll("article.failure h3 .badge")].map(b => b.textContent)`))
 		Expect(err).NotTo(HaveOccurred())

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,7 +19,8 @@ import (
 // no external assets) that a host author can open from a CI artifact: a
 // header with the verdict; the failures in full, those that decide the exit
 // code first; a matrix of the requirements checked (ID, level, section,
-// verdict, links to the scenarios); outcomes by source section; then every
+// verdict, links to the scenarios); outcomes by section of the pack's
+// document (the source document, the MCP specification); then every
 // scenario by feature. Steps show the values they sent, and JSON bodies are
 // indented and wrapped so that no exchange runs off the page. html/template
 // escapes every value, bodies included. Status is always written in words
@@ -36,7 +37,9 @@ func (HTML) Write(w io.Writer, run outcome.Run) error {
 
 type htmlView struct {
 	Target, Pack, Revision, Started, Duration, Mode string
-	Exit, ExitClass, Summary                        string
+	// Document is what the pack's sections are sections of.
+	Document                 string
+	Exit, ExitClass, Summary string
 	// Failures are the scenarios shown in full before everything else.
 	Failures     []htmlScenario
 	Requirements []requirementRow
@@ -45,7 +48,7 @@ type htmlView struct {
 	Features     []htmlFeature
 }
 
-// matrixRow counts outcomes of the scenarios that check one source section.
+// matrixRow counts outcomes of the scenarios that check one section.
 type matrixRow struct {
 	Section                                         string
 	Passed, Failed, Tolerated, NotRun, HarnessError int
@@ -110,6 +113,7 @@ func newHTMLView(run outcome.Run) htmlView {
 		Started:  stamp(run.Started),
 		Duration: span(run.Duration),
 		Mode:     "default: SHOULD failures are tolerated",
+		Document: document(run.Pack),
 		Exit:     exitMeaning(run),
 		Summary:  c.Summary(),
 		Matrix:   sectionMatrix(run),
@@ -256,7 +260,7 @@ func indentJSON(body string) string {
 	return b.String()
 }
 
-// sectionMatrix counts outcomes per source section of the requirements the
+// sectionMatrix counts outcomes per section of the requirements the
 // scenarios check; a scenario checking several sections counts in each.
 // Scenarios that name no requirement get a row of their own at the end.
 func sectionMatrix(run outcome.Run) []matrixRow {
@@ -281,11 +285,21 @@ func sectionMatrix(run outcome.Run) []matrixRow {
 	for _, m := range rows {
 		out = append(out, *m)
 	}
-	sort.Slice(out, func(i, j int) bool { return sectionLess(out[i].Section, out[j].Section) })
+	slices.SortFunc(out, func(a, b matrixRow) int { return sectionCompare(a.Section, b.Section) })
 	if untagged != nil {
 		out = append(out, *untagged)
 	}
 	return out
+}
+
+// document names what the pack's sections are sections of, in the pack's
+// own words; a pack that cannot be loaded (no such pack) gets the general word.
+func document(pack string) string {
+	sp, err := spec.LoadPack(pack)
+	if err != nil {
+		return "specification"
+	}
+	return sp.Document
 }
 
 func count(m *matrixRow, run outcome.Run, r outcome.Result) {
@@ -302,24 +316,6 @@ func count(m *matrixRow, run outcome.Run, r outcome.Result) {
 	case outcome.HarnessError:
 		m.HarnessError++
 	}
-}
-
-// sectionLess orders section numbers numerically, part by part, so that 7.10
-// follows 7.9 and 10 follows 9.
-func sectionLess(a, b string) bool {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) && i < len(pb); i++ {
-		if pa[i] == pb[i] {
-			continue
-		}
-		na, errA := strconv.Atoi(pa[i])
-		nb, errB := strconv.Atoi(pb[i])
-		if errA != nil || errB != nil {
-			return pa[i] < pb[i]
-		}
-		return na < nb
-	}
-	return len(pa) < len(pb)
 }
 
 // size says how long a text is, in the unit a person reads it in.
@@ -480,9 +476,9 @@ ol.steps{margin:.2rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,m
 </table>
 </section>
 <section aria-labelledby="matrix-title">
-<h2 id="matrix-title">Outcomes by source section</h2>
+<h2 id="matrix-title">Outcomes by section of the {{.Document}}</h2>
 <table class="matrix">
-<caption>Scenarios counted by the source document section of the requirements they check. A scenario that checks several sections counts in each.</caption>
+<caption>Scenarios counted by the section of the {{.Document}} that the requirements they check come from. A scenario that checks several sections counts in each.</caption>
 <thead>
 <tr><th scope="col">Section</th><th scope="col">Passed</th><th scope="col">Failed</th><th scope="col">Not run</th><th scope="col">Harness error</th></tr>
 </thead>

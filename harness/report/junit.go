@@ -12,10 +12,18 @@ import (
 
 // JUnit renders the run as JUnit XML, the format GitLab, Jenkins and the
 // GitHub Actions test reporters read: one testsuite per feature, one
-// testcase per scenario. A departure is a <failure>, a harness error an
-// <error> (the suite's fault, not the host's), a scenario not run <skipped>.
-// A scenario that passed although listed as an expected failure is a
-// <failure> too, because it makes the run exit 1.
+// testcase per scenario. A departure that fails the run is a <failure>, a
+// harness error an <error> (the suite's fault, not the host's), a scenario
+// not run <skipped>. A scenario that passed although listed as an expected
+// failure is a <failure> too, because it makes the run exit 1.
+//
+// A tolerated failure (a SHOULD without --strict, or a listed expected
+// failure) does not fail the run, so it is no <failure>: each of those
+// viewers counts a <failure> as a failed test and shows it red on a job that
+// passed. It is <skipped> with the failure's one-line message, which all of
+// them list and none shows red, and its whole explanation is its
+// <system-out>, which Jenkins and GitLab show on the test's page. A passing
+// test case would be as quiet, but would hide the departure in the list.
 type JUnit struct{}
 
 type junitSuites struct {
@@ -56,6 +64,12 @@ type junitCase struct {
 	Failure   *junitProblem `xml:"failure"`
 	Error     *junitProblem `xml:"error"`
 	Skipped   *junitSkipped `xml:"skipped"`
+	SystemOut *junitOutput  `xml:"system-out"`
+}
+
+// junitOutput is CDATA, as a problem's body is.
+type junitOutput struct {
+	Text string `xml:",cdata"`
 }
 
 type junitProblem struct {
@@ -92,18 +106,22 @@ func (JUnit) Write(w io.Writer, run outcome.Run) error {
 			}
 			body := xmlText(strings.Join(explain(run, r, wholeBodies), "\n"))
 			switch {
-			case stale(r):
-				c.Failure = &junitProblem{Message: "listed as an expected failure, but it passed", Type: "stale-expected-failure", Body: body}
-				s.Failures++
-			case r.Status == outcome.Failed:
-				c.Failure = &junitProblem{Message: headline(run, r), Type: "departure", Body: body}
-				s.Failures++
-			case r.Status == outcome.NotRun:
-				c.Skipped = &junitSkipped{Message: r.Reason}
-				s.Skipped++
 			case r.Status == outcome.HarnessError:
 				c.Error = &junitProblem{Message: "harness error: " + r.Reason, Type: "harness", Body: body}
 				s.Errors++
+			case stale(r):
+				c.Failure = &junitProblem{Message: "listed as an expected failure, but it passed", Type: "stale-expected-failure", Body: body}
+				s.Failures++
+			case run.FailsRun(r):
+				c.Failure = &junitProblem{Message: headline(run, r), Type: "departure", Body: body}
+				s.Failures++
+			case r.Status == outcome.Failed:
+				c.Skipped = &junitSkipped{Message: headline(run, r)}
+				c.SystemOut = &junitOutput{Text: body}
+				s.Skipped++
+			case r.Status == outcome.NotRun:
+				c.Skipped = &junitSkipped{Message: r.Reason}
+				s.Skipped++
 			}
 			s.Cases = append(s.Cases, c)
 			took += r.Duration

@@ -60,7 +60,7 @@ var _ = Describe("Parse", func() {
 				live.ScenarioFinished(r)
 			}
 			Expect(report.WriteAll(outputs, &stdout, run)).To(Succeed())
-			Expect(stdout.String()).To(Equal(".FEF-.F.\n" + render(report.Pretty{})))
+			Expect(stdout.String()).To(Equal(".FE~-.~.\n" + render(report.Pretty{})))
 		},
 		Entry("pretty first", "pretty,progress"),
 		Entry("progress first", "progress,pretty"),

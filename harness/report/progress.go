@@ -16,14 +16,23 @@ import (
 const progressWidth = 60
 
 // Progress prints one character per scenario as it finishes (. pass, F fail,
-// - not run, E harness error), a note before each long wait, and at the end
-// the details of everything that failed or hit a harness error (bodies cut),
+// ~ tolerated failure, - not run, E harness error), a note before each long wait, and at the end
+// the details of everything that failed or hit a harness error (bodies cut;
+// with Observed, what each scenario observed too),
 // the failed requirements, the reasons scenarios were not run with their
 // counts, and the summary line.
 //
 // Beside pretty on standard output it prints the marks alone: pretty then
 // gives the details once, on lines of its own (see Parse).
 type Progress struct {
+	// Observed adds what each scenario observed of the choices the source
+	// leaves open (conform run -v): a run that passes every scenario would
+	// otherwise end in a list of notes that reads like one of problems.
+	Observed bool
+	// Strict is the run's --strict, so that a mark shown while the run goes
+	// on tells a tolerated failure from one that fails the run.
+	Strict bool
+
 	out   io.Writer
 	color bool
 	// marksOnly leaves the details to pretty.
@@ -46,7 +55,7 @@ func (p *Progress) ScenarioStarted(outcome.Result) {}
 func (p *Progress) ScenarioFinished(r outcome.Result) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.mark(p.out, r)
+	p.mark(p.out, r, outcome.Run{Strict: p.Strict}.Tolerated(r))
 	p.shown++
 }
 
@@ -63,14 +72,16 @@ func (p *Progress) Waiting(what string, d time.Duration) {
 }
 
 // mark writes one result's character, wrapping the line; p.mu is held.
-func (p *Progress) mark(w io.Writer, r outcome.Result) {
+func (p *Progress) mark(w io.Writer, r outcome.Result, tolerated bool) {
 	c, colour := "E", ansiMagenta
-	switch r.Status {
-	case outcome.Passed:
+	switch {
+	case r.Status == outcome.Passed:
 		c, colour = ".", ansiGreen
-	case outcome.Failed:
+	case tolerated:
+		c, colour = "~", ansiYellow
+	case r.Status == outcome.Failed:
 		c, colour = "F", ansiRed
-	case outcome.NotRun:
+	case r.Status == outcome.NotRun:
 		c, colour = "-", ansiYellow
 	}
 	if p.color {
@@ -92,7 +103,7 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 	b := bufio.NewWriter(w)
 	if p.shown == 0 {
 		for _, r := range run.Results {
-			p.mark(b, r)
+			p.mark(b, r, run.Tolerated(r))
 		}
 	}
 	if p.col > 0 {
@@ -104,7 +115,10 @@ func (p *Progress) Write(w io.Writer, run outcome.Run) error {
 	}
 	n := 0
 	for _, r := range run.Results {
-		lines := explain(run, r, cutBodies)
+		lines := because(run, r, cutBodies)
+		if p.Observed {
+			lines = explain(run, r, cutBodies)
+		}
 		if len(lines) == 0 || r.Status == outcome.NotRun {
 			continue
 		}

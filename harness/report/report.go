@@ -42,8 +42,9 @@ type feature struct {
 	Index []int
 }
 
-// byFeature groups the results by feature file, features in the order they
-// first appear in the run, so that the grouping needs no map iteration.
+// byFeature groups the results by feature file, features in the order of
+// their sections (sortFeatures) and results in run order, so that the
+// grouping needs no map iteration.
 func byFeature(run outcome.Run) []feature {
 	var out []feature
 	index := map[string]int{}
@@ -57,6 +58,7 @@ func byFeature(run outcome.Run) []feature {
 		out[i].Results = append(out[i].Results, r)
 		out[i].Index = append(out[i].Index, n)
 	}
+	sortFeatures(out)
 	return out
 }
 
@@ -197,8 +199,11 @@ func because(run outcome.Run, r outcome.Result, b bodies) []string {
 // and similar consumers show in a list.
 func headline(run outcome.Run, r outcome.Result) string {
 	var b strings.Builder
-	if run.Tolerated(r) {
-		b.WriteString("tolerated: ")
+	switch {
+	case run.Tolerated(r) && r.Expected:
+		b.WriteString("tolerated (listed as an expected failure): ")
+	case run.Tolerated(r):
+		b.WriteString("tolerated (SHOULD, counted only with --strict): ")
 	}
 	if ids := requirementIDs(r); ids != "" {
 		b.WriteString(ids + ": ")
@@ -212,18 +217,26 @@ func headline(run outcome.Run, r outcome.Result) string {
 }
 
 // exitMeaning says which exit code the run ends with and why, in the terms
-// of PRODUCT.md section 3.
+// of PRODUCT.md section 3. A run whose only failures are tolerated says that
+// none counts, and why, rather than that everything passed.
 func exitMeaning(run outcome.Run) string {
 	c := run.Tally()
 	code := run.ExitCode()
 	switch code {
 	case outcome.ExitPassed:
+		if c.Tolerated > 0 {
+			return "exit 0: every selected scenario ran, and no failure counts against the host " + toleratedWhy(run)
+		}
 		return "exit 0: every selected scenario ran and passed"
 	case outcome.ExitIncomplete:
 		if c.Passed+c.Failed == 0 {
 			return "exit 3: incomplete, no scenario ran"
 		}
-		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", plural(c.NotRun, "scenario", "scenarios"))
+		notRun := plural(c.NotRun, "scenario", "scenarios")
+		if c.Tolerated > 0 {
+			return fmt.Sprintf("exit 3: incomplete, %s could not run, and no failure counts against the host %s", notRun, toleratedWhy(run))
+		}
+		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", notRun)
 	}
 	var why []string
 	if n := c.Failed - c.Tolerated; n > 0 {
@@ -236,6 +249,29 @@ func exitMeaning(run outcome.Run) string {
 		why = append(why, plural(c.Stale, "expected failure now passes", "expected failures now pass"))
 	}
 	return fmt.Sprintf("exit %d: failed, %s", code, strings.Join(why, "; "))
+}
+
+// toleratedWhy says how many failures are tolerated and why: SHOULD-level
+// without --strict, or listed as expected failures.
+func toleratedWhy(run outcome.Run) string {
+	var should, expected int
+	for _, r := range run.Results {
+		switch {
+		case !run.Tolerated(r):
+		case r.Expected:
+			expected++
+		default:
+			should++
+		}
+	}
+	var why []string
+	if should > 0 {
+		why = append(why, plural(should, "SHOULD failure, which counts", "SHOULD failures, which count")+" only with --strict")
+	}
+	if expected > 0 {
+		why = append(why, plural(expected, "listed expected failure", "listed expected failures"))
+	}
+	return "(tolerated: " + strings.Join(why, "; ") + ")"
 }
 
 func plural(n int, one, many string) string {

@@ -52,12 +52,8 @@ func requirementRows(run outcome.Run, links []scenarioLink) []requirementRow {
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
-		sa, sb := firstSection(a.Requirement), firstSection(b.Requirement)
-		switch {
-		case sectionLess(sa, sb):
-			return -1
-		case sectionLess(sb, sa):
-			return 1
+		if c := sectionCompare(firstSection(a.Requirement), firstSection(b.Requirement)); c != 0 {
+			return c
 		}
 		return idCompare(a.ID, b.ID)
 	})

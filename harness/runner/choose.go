@@ -9,6 +9,7 @@ import (
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -46,7 +47,11 @@ func ChoosePack(ctx context.Context, p profile.Profile, hc *http.Client) (Choice
 			return Choice{Pack: spec.Source}, nil
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	bound := hc.Timeout
+	if bound <= 0 {
+		bound = target.DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	base := p.Target
 	discovery, derr := oauthclient.New(base, oauthclient.Endpoints{}, hc).Get(ctx, "/.well-known/mcp.json")

@@ -3,10 +3,10 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -14,10 +14,6 @@ import (
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 )
-
-// probeTimeout bounds each pre-flight request, so that a target that does
-// not answer is named within seconds rather than by every scenario in turn.
-const probeTimeout = 10 * time.Second
 
 // NotToolHostError says that the target does not answer as a tool host at
 // all (source 7.5, step 1), so that no scenario can tell anything about it.
@@ -69,7 +65,7 @@ func CheckHost(ctx context.Context, t *target.Target) error {
 	p := t.Profile
 	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
-		return fmt.Errorf("target %s is unreachable: %v (check the URL and %s/.well-known/mcp.json)", p.Target, err, p.Target)
+		return fmt.Errorf("%s (check the URL and %s/.well-known/mcp.json)", unanswered("target "+p.Target, err, probeBound(t)), p.Target)
 	}
 	if !answered(r) {
 		return notToolHost(ctx, t, r)
@@ -92,7 +88,7 @@ func CheckCredentials(ctx context.Context, t *target.Target, on profile.Request)
 	if t.Credential != "" && t.CredentialSource != "" {
 		r, err := probe(ctx, t, t.Endpoint(), t.Credential, on)
 		if err != nil {
-			return fmt.Errorf("target %s is unreachable: %v", t.Endpoint(), err)
+			return errors.New(unanswered("target "+t.Endpoint(), err, probeBound(t)))
 		}
 		if !served(r) {
 			verb := "is not served by"
@@ -111,7 +107,7 @@ func CheckCredentials(ctx context.Context, t *target.Target, on profile.Request)
 	if p.Peer != nil && t.PeerCredential != "" && t.PeerCredentialSource != "" {
 		r, err := probe(ctx, t, p.Peer.Target+"/mcp", t.PeerCredential, profile.Request{Method: "tools/list"})
 		if err != nil {
-			return &UsageError{msg: fmt.Sprintf("the peer %s is unreachable: %v (check peer.target)", p.Peer.Target, err)}
+			return &UsageError{msg: unanswered("the peer "+p.Peer.Target, err, probeBound(t)) + " (check peer.target)"}
 		}
 		if !served(r) {
 			return &UsageError{msg: fmt.Sprintf(
@@ -132,7 +128,7 @@ func served(r *mcpclient.Reply) bool {
 // credential is "" and no request is named), in the revision the profile
 // pins, if any.
 func probe(ctx context.Context, t *target.Target, endpoint, credential string, on ...profile.Request) (*mcpclient.Reply, error) {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, probeBound(t))
 	defer cancel()
 	auth := ""
 	if credential != "" {
@@ -185,7 +181,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		before = append(before, sent(ex)+" answered "+got)
 	}
 	e.Before = strings.Join(before, "; ")
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, probeBound(t))
 	defer cancel()
 	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, "/.well-known/mcp.json")
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 func checkMCPServer(ctx context.Context, t *target.Target) error {
 	r, err := probe(ctx, t, t.Endpoint(), "")
 	if err != nil {
-		return fmt.Errorf("target %s is unreachable: %v (check the URL of the MCP endpoint)", t.Endpoint(), err)
+		return fmt.Errorf("%s (check the URL of the MCP endpoint)", unanswered("target "+t.Endpoint(), err, probeBound(t)))
 	}
 	if answersAsMCP(r) {
 		return chooseProtected(t, r)

@@ -77,11 +77,13 @@ func (c Connection) Client(targets ...string) *http.Client {
 		base.TLSClientConfig = &tls.Config{InsecureSkipVerify: true}
 	}
 	var rt http.RoundTripper = base
+	if c.Log != nil {
+		// Beneath the headers, so that the log shows each request as it
+		// went out, the user's headers included.
+		rt = &logTransport{next: rt, out: c.Log, masked: c.Headers}
+	}
 	if len(c.Headers) > 0 {
 		rt = headerTransport{next: rt, headers: c.Headers, origins: origins(targets)}
-	}
-	if c.Log != nil {
-		rt = &logTransport{next: rt, out: c.Log}
 	}
 	timeout := c.Timeout
 	if timeout == 0 {
@@ -128,10 +130,13 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // logTransport writes each exchange, masked as reports mask it, once its
 // response has been read, so that a person watching sees the run unfold.
+// The user's own headers show with their values masked: a gateway's key is
+// as much a secret as a credential, and a log is pasted into bug reports.
 type logTransport struct {
-	next http.RoundTripper
-	mu   sync.Mutex
-	out  io.Writer
+	next   http.RoundTripper
+	mu     sync.Mutex
+	out    io.Writer
+	masked http.Header
 }
 
 func (l *logTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -152,6 +157,11 @@ func (l *logTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (l *logTransport) write(ex wire.Exchange) {
+	for name := range l.masked {
+		if vs, ok := ex.RequestHeader[name]; ok {
+			ex.RequestHeader[name] = slices.Repeat([]string{wire.Masked}, len(vs))
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintf(l.out, "%s\n\n", ex.String())

@@ -13,6 +13,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 var _ = Describe("the connection the user sets", func() {
@@ -104,5 +105,20 @@ var _ = Describe("the connection the user sets", func() {
 		Expect(log.String()).To(ContainSubstring(`{"method":"tools/list"}`))
 		Expect(log.String()).To(ContainSubstring(`{"ok":true}`))
 		Expect(log.String()).NotTo(ContainSubstring("s3cret-token"))
+	})
+
+	It("logs the user's headers as they went out, their values masked (issue 24 item 5)", func() {
+		var got []seen
+		srv := serve(&got, 0)
+		t := target.FromProfile(profile.Default(srv.URL))
+		var log bytes.Buffer
+		t.Connect(target.Connection{Log: &log, Headers: http.Header{"X-Gateway-Key": {"k-123"}}})
+		resp, err := t.HTTP.Get(srv.URL + "/mcp")
+		Expect(err).NotTo(HaveOccurred())
+		_, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		Expect(got[0].header.Get("X-Gateway-Key")).To(Equal("k-123"), "the masking is the log's alone")
+		Expect(log.String()).To(ContainSubstring("> X-Gateway-Key: " + wire.Masked + "\n"))
+		Expect(log.String()).NotTo(ContainSubstring("k-123"))
 	})
 })
