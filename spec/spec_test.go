@@ -188,3 +188,11 @@ func coverage(pack string) {
 		Expect(unknown).To(BeEmpty())
 	})
 }
+
+var _ = Describe("the order of sections", func() {
+	It("compares sections part by part, numbers as numbers, a section before its subsections", func() {
+		sections := []string{"authorization.10", "7.10", "authorization.9", "10", "7.9", "2", "7", "authorization"}
+		slices.SortFunc(sections, spec.CompareSections)
+		Expect(sections).To(Equal([]string{"2", "7", "7.9", "7.10", "10", "authorization", "authorization.9", "authorization.10"}))
+	})
+})

@@ -285,7 +285,7 @@ func sectionMatrix(run outcome.Run) []matrixRow {
 	for _, m := range rows {
 		out = append(out, *m)
 	}
-	slices.SortFunc(out, func(a, b matrixRow) int { return sectionCompare(a.Section, b.Section) })
+	slices.SortFunc(out, func(a, b matrixRow) int { return spec.CompareSections(a.Section, b.Section) })
 	if untagged != nil {
 		out = append(out, *untagged)
 	}

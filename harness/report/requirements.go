@@ -52,7 +52,7 @@ func requirementRows(run outcome.Run, links []scenarioLink) []requirementRow {
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
-		if c := sectionCompare(firstSection(a.Requirement), firstSection(b.Requirement)); c != 0 {
+		if c := spec.CompareSections(firstSection(a.Requirement), firstSection(b.Requirement)); c != 0 {
 			return c
 		}
 		return idCompare(a.ID, b.ID)

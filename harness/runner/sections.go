@@ -35,6 +35,6 @@ func Sections(pack string) []string {
 	for s := range seen {
 		out = append(out, s)
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, spec.CompareSections)
 	return out
 }
