@@ -31,9 +31,6 @@ const (
 	// OutOfScope: the sentence could be seen, and the pack leaves it alone
 	// for the reason given.
 	OutOfScope = "out of scope: "
-	// Umbrella: the sentence only points to other sentences, each with an
-	// entry of its own.
-	Umbrella = "umbrella: "
 )
 
 // Sentence is one normative sentence (MUST, SHOULD, REQUIRED, RECOMMENDED and
@@ -136,7 +133,7 @@ func (s Sentence) check() error {
 	case len(s.Requirements) == 0 && s.Unchecked == "":
 		return fmt.Errorf("names no requirement and says not why (unchecked)")
 	case s.Unchecked != "" && !knownReason(s.Unchecked):
-		return fmt.Errorf("unchecked reason %q begins with none of %q, %q, %q, %q", s.Unchecked, ClientOnly, NotObservable, OutOfScope, Umbrella)
+		return fmt.Errorf("unchecked reason %q begins with none of %q, %q, %q", s.Unchecked, ClientOnly, NotObservable, OutOfScope)
 	}
 	for _, p := range s.Binds {
 		if p != Client && p != ResourceServer && p != AuthorizationServer {
@@ -150,7 +147,7 @@ func knownReason(r string) bool {
 	if strings.HasPrefix(r, ClientOnly) {
 		return true
 	}
-	for _, k := range []string{NotObservable, OutOfScope, Umbrella} {
+	for _, k := range []string{NotObservable, OutOfScope} {
 		if strings.HasPrefix(r, k) && strings.TrimSpace(r[len(k):]) != "" {
 			return true
 		}
