@@ -3,7 +3,9 @@
 // pack) and the MCP specification's authorization rules
 // (mcp-authorization/requirements.yaml). Features, reports and coverage
 // checks name each requirement by a stable ID, unique across packs, and quote
-// the same sentence.
+// the same sentence. Beside each pack's requirements is the inventory of the
+// normative sentences of the texts it restates (sentences.yaml, inventory.go),
+// each tied to the requirements that judge it or to the reason none does.
 package spec
 
 import (

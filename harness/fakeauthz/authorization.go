@@ -18,7 +18,10 @@ import (
 
 // code is an issued authorization code.
 type code struct {
-	clientID, redirectURI, challenge, resource string
+	clientID, redirectURI, challenge, resource, scope string
+	// family is the family of the tokens its redemption issued, for
+	// CodeReplayRevokes and InvalidReplayRevokes.
+	family string
 	// plain: the challenge is the verifier itself (RFC 7636 4.2), for
 	// PlainHonoured.
 	plain, used bool
@@ -33,12 +36,22 @@ func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 		h.serveASMetadata(w)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/register":
 		h.register(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/tenant/authorize" && h.breaks[AuthorizationGETRefused]:
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "use POST", http.StatusMethodNotAllowed)
+	case r.Method == http.MethodPost && r.URL.Path == "/tenant/authorize" && h.breaks[AuthorizationGETRefused]:
+		_ = r.ParseForm()
+		h.authorize(w, r, r.PostForm)
 	case r.Method == http.MethodGet && r.URL.Path == "/tenant/authorize":
-		h.authorize(w, r)
+		h.authorize(w, r, r.URL.Query())
 	case r.Method == http.MethodOptions && r.URL.Path == "/tenant/authorize":
 		h.preflight(w, r)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/token":
 		h.token(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/tenant/revoke" && h.breaks[Revocation]:
+		h.revoke(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/tenant/introspect" && h.breaks[Introspection]:
+		h.introspect(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -92,7 +105,43 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	if h.breaks[NoRegistration] {
 		delete(doc, "registration_endpoint")
 	}
+	h.metadataVariants(doc)
+	if h.breaks[ASMetadataTextPlain] {
+		w.Header().Set("Content-Type", "text/plain")
+		_ = json.NewEncoder(w).Encode(doc)
+		return
+	}
 	writeJSON(w, http.StatusOK, doc)
+}
+
+// metadataVariants changes the authorization server metadata as the
+// variants of the sentence inventory and of issue 21 item 3 say.
+func (h *Host) metadataVariants(doc map[string]any) {
+	iss := h.Issuer()
+	if h.breaks[EndpointWithFragment] {
+		doc["authorization_endpoint"] = iss + "/authorize#conform"
+	}
+	if h.breaks[ASMetadataEmptyArray] {
+		doc["acr_values_supported"] = []string{}
+	}
+	if h.breaks[ASMetadataWithoutScopes] {
+		delete(doc, "scopes_supported")
+	}
+	if h.breaks[SigningAlgNone] {
+		doc["token_endpoint_auth_signing_alg_values_supported"] = []string{"none"}
+	}
+	if h.breaks[RefreshOnlyOfflineAccess] {
+		doc["scopes_supported"] = []string{ScopeTools, ScopeWrite, "openid", "offline_access"}
+	}
+	if h.breaks[ConfidentialRegistration] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic", "client_secret_post", "none"}
+	}
+	if h.breaks[Revocation] {
+		doc["revocation_endpoint"] = iss + "/revoke"
+	}
+	if h.breaks[Introspection] {
+		doc["introspection_endpoint"] = iss + "/introspect"
+	}
 }
 
 func (h *Host) register(w http.ResponseWriter, r *http.Request) {
@@ -106,17 +155,21 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_token"})
 		return
 	}
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var body struct {
 		RedirectURIs    []string `json:"redirect_uris"`
 		ApplicationType string   `json:"application_type"`
 	}
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] || h.breaks[ConfidentialOnly] {
+	if err := json.Unmarshal(raw, &body); err != nil || len(body.RedirectURIs) == 0 || h.breaks[RegistrationRefused] || h.breaks[ConfidentialOnly] {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect_uris is required"})
 		return
 	}
+	if h.breaks[RegistrationUnknownFieldRefused] && hasUnknownField(raw) {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_client_metadata", "error_description": "unknown client metadata"})
+		return
+	}
 	for _, u := range body.RedirectURIs {
-		if p, err := url.Parse(u); !h.breaks[RegistrationAnyRedirect] && (err != nil || p.Fragment != "" || strings.Contains(u, "#") ||
-			(p.Scheme != "https" && !(p.Scheme == "http" && net.ParseIP(p.Hostname()) != nil && net.ParseIP(p.Hostname()).IsLoopback()))) {
+		if !h.registrable(u) {
 			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_redirect_uri", "error_description": "redirect URIs must be loopback or https, without a fragment"})
 			return
 		}
@@ -126,21 +179,88 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := random()
+	if h.breaks[RegistrationSameClientID] {
+		id = "conform-shared"
+	}
+	resp := map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"}
+	if body.ApplicationType != "" {
+		// Registered, so returned (RFC 7591 3.2.1).
+		resp["application_type"] = body.ApplicationType
+	}
 	h.mu.Lock()
-	h.clients[id] = body.RedirectURIs
+	h.clients[id] = append(h.clients[id], body.RedirectURIs...)
 	h.native[id] = body.ApplicationType == "native"
+	if h.breaks[ConfidentialRegistration] {
+		h.secrets[id] = random()
+		resp["client_secret"], resp["token_endpoint_auth_method"] = h.secrets[id], "client_secret_basic"
+		if !h.breaks[SecretWithoutExpiry] {
+			resp["client_secret_expires_at"] = 0
+		}
+	}
 	h.registered++
 	h.mu.Unlock()
-	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": body.RedirectURIs, "token_endpoint_auth_method": "none"})
+	if h.breaks[RegistrationEchoesNothing] {
+		resp = map[string]any{"client_id": id}
+	}
+	writeJSON(w, http.StatusCreated, resp)
 }
 
+// registrable says whether registration takes a redirect URI: https or a
+// loopback http one, without a fragment (security.3, OAuth 2.1 2.3), unless
+// a variant takes more.
+func (h *Host) registrable(u string) bool {
+	p, err := url.Parse(u)
+	switch {
+	case h.breaks[RegistrationAnyRedirect]:
+		return true
+	case err != nil || p.Fragment != "" || strings.Contains(u, "#"):
+		return false
+	case p.Scheme == "https" || p.Scheme == "http" && loopback(p.Hostname()):
+		return true
+	case p.Scheme == "http":
+		return h.breaks[PlainRedirectHonoured] || h.breaks[PlainRedirectRegisteredNotUsed]
+	case p.Scheme == "":
+		return h.breaks[RegistrationRelativeRedirect]
+	}
+	return h.breaks[RegistrationPrivateSchemeNoPeriod] && !strings.Contains(p.Scheme, ".")
+}
+
+func loopback(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// hasUnknownField says whether a registration names metadata RFC 7591 2 and
+// OpenID Connect Dynamic Client Registration do not define.
+func hasUnknownField(raw []byte) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return false
+	}
+	for k := range fields {
+		if !slices.Contains(knownMetadata, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var knownMetadata = []string{"redirect_uris", "token_endpoint_auth_method", "grant_types", "response_types", "client_name",
+	"client_uri", "logo_uri", "scope", "contacts", "tos_uri", "policy_uri", "jwks_uri", "jwks", "software_id",
+	"software_version", "software_statement", "application_type"}
+
 // authorize validates the request (OAuth 2.1 4.1.1, 4.1.2.1) and approves it.
-func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
+func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	if h.breaks[AuthorizationEndpointDown] {
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
-	if h.breaks[ConsentPage] {
+	if h.breaks[ConsentPage] || h.breaks[FramingAllowed] {
+		if !h.breaks[FramingAllowed] {
+			// OAuth 2.1 7.10: a page of the authorization endpoint is not
+			// to be framed.
+			w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+		}
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = io.WriteString(w, "<html><body><form method=post><button>Allow</button></form></body></html>")
 		return
@@ -148,26 +268,27 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 	if h.breaks[CORSAllowed] {
 		w.Header().Set("Access-Control-Allow-Origin", "*")
 	}
-	q := r.URL.Query()
+	clientID := q.Get("client_id")
 	h.mu.Lock()
-	uris, known := h.clients[q.Get("client_id")]
-	native := h.native[q.Get("client_id")]
+	uris, known := h.clients[clientID]
+	native := h.native[clientID]
+	_, confidential := h.secrets[clientID]
 	h.mu.Unlock()
 	if !known && h.breaks[UnknownClientRedirected] {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}
 	redirectURI := q.Get("redirect_uri")
-	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && (native || !h.breaks[LoopbackPortsNativeOnly]) && slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) }))
+	portless := slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) })
+	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && !h.breaks[LoopbackErrorRedirect] && (native || !h.breaks[LoopbackPortsNativeOnly]) && portless)
 	if h.breaks[RedirectPrefixMatched] {
 		registered = registered || slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
-	}
-	if !known || !registered {
-		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
-		return
 	}
 	back := func(params url.Values) {
 		u, _ := url.Parse(redirectURI)
 		v := u.Query()
+		if h.breaks[RedirectQueryDropped] {
+			v = url.Values{}
+		}
 		for k, vs := range params {
 			v[k] = vs
 		}
@@ -176,6 +297,9 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 				s = strings.ToLower(strings.ReplaceAll(s, " ", "_"))
 			}
 			v.Set("state", s)
+			if h.breaks[StateRepeated] {
+				v.Add("state", s)
+			}
 		}
 		if !h.breaks[IssMissing] {
 			v.Set("iss", h.Issuer())
@@ -183,12 +307,37 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		u.RawQuery = v.Encode()
 		http.Redirect(w, r, u.String(), http.StatusFound)
 	}
+	if known && !registered && portless && h.breaks[LoopbackErrorRedirect] {
+		// An error redirect to the unregistered port: no acceptance.
+		back(url.Values{"error": {"invalid_request"}, "error_description": {"Unregistered redirect_uri"}})
+		return
+	}
+	if !known || !registered {
+		http.Error(w, "unknown client or redirect_uri not registered", http.StatusBadRequest)
+		return
+	}
+	if p, err := url.Parse(redirectURI); err == nil && p.Scheme == "http" && !loopback(p.Hostname()) && h.breaks[PlainRedirectRegisteredNotUsed] {
+		http.Error(w, "redirect_uri must be https or loopback", http.StatusBadRequest)
+		return
+	}
+	if h.breaks[UnknownParamRefused] {
+		for k := range q {
+			if !slices.Contains(authorizationParams, k) {
+				back(url.Values{"error": {"invalid_request"}, "error_description": {"unknown parameter " + k}})
+				return
+			}
+		}
+	}
+	missingChallenge := "invalid_request"
+	if h.breaks[ChallengeMissingWrongError] {
+		missingChallenge = "access_denied"
+	}
 	switch {
 	case q.Get("response_type") != "code" && !h.breaks[ResponseTypeIgnored]:
 		back(url.Values{"error": {"unsupported_response_type"}})
 		return
-	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired]:
-		back(url.Values{"error": {"invalid_request"}, "error_description": {"code_challenge required"}})
+	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired] && !(confidential && h.breaks[ConfidentialPKCEOptional]):
+		back(url.Values{"error": {missingChallenge}, "error_description": {"code_challenge required"}})
 		return
 	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !((h.breaks[PlainAccepted] || h.breaks[PlainHonoured]) && q.Get("code_challenge_method") == "plain"):
 		e := "invalid_request"
@@ -198,7 +347,11 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {e}, "error_description": {"code_challenge_method must be S256"}})
 		return
 	}
-	if res := q.Get("resource"); h.breaks[ResourceIndicators] && res != "" && res != h.Endpoint() && !strings.HasPrefix(res, "https://other.example/") {
+	resource := canonicalResource(q.Get("resource"))
+	if h.breaks[ResourceCaseSensitive] {
+		resource = q.Get("resource")
+	}
+	if h.breaks[ResourceIndicators] && resource != "" && resource != h.Endpoint() && !strings.HasPrefix(resource, "https://other.example/") {
 		back(url.Values{"error": {"invalid_target"}, "error_description": {"unknown resource"}})
 		return
 	}
@@ -206,17 +359,42 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request) {
 		back(url.Values{"error": {"invalid_scope"}, "error_description": {"ask for the scope the challenge names"}})
 		return
 	}
+	if h.breaks[ScopeOmittedWrongError] && q.Get("scope") == "" {
+		back(url.Values{"error": {"invalid_request"}, "error_description": {"scope is missing"}})
+		return
+	}
 	if h.breaks[ApprovalRefusedInvalidScope] {
 		back(url.Values{"error": {"invalid_scope"}, "error_description": {"this client may not have that scope"}})
 		return
 	}
 	c := random()
-	resource := q.Get("resource")
+	if h.breaks[ChallengeInCode] {
+		c += "." + q.Get("code_challenge")
+	}
 	h.mu.Lock()
-	h.codes[c] = &code{clientID: q.Get("client_id"), redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource,
+	if h.breaks[ReauthorizationRevokes] {
+		h.revokeClient(clientID)
+	}
+	h.codes[c] = &code{clientID: clientID, redirectURI: redirectURI, challenge: q.Get("code_challenge"), resource: resource, scope: q.Get("scope"),
 		plain: h.breaks[PlainHonoured] && q.Get("code_challenge_method") == "plain"}
 	h.mu.Unlock()
 	back(url.Values{"code": {c}})
+}
+
+// authorizationParams are the authorization request's parameters the fake
+// knows (OAuth 2.1 4.1.1, RFC 8707, OpenID Connect), for UnknownParamRefused.
+var authorizationParams = []string{"response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge",
+	"code_challenge_method", "resource", "nonce", "prompt"}
+
+// canonicalResource lowercases a resource indicator's scheme and host,
+// which authorization 8.1 asks implementations to accept in either case.
+func canonicalResource(resource string) string {
+	u, err := url.Parse(resource)
+	if err != nil || u.Host == "" {
+		return resource
+	}
+	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	return u.String()
 }
 
 func (h *Host) token(w http.ResponseWriter, r *http.Request) {
@@ -225,28 +403,52 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := r.PostForm
+	basicID, basicSecret, basic := r.BasicAuth()
 	if h.breaks[ConfidentialOnly] {
-		id, secret, ok := r.BasicAuth()
-		if !ok || id != f.Get("client_id") || id != ConfidentialID || secret != ConfidentialSecret {
+		if !basic || basicID != f.Get("client_id") || basicID != ConfidentialID || basicSecret != ConfidentialSecret {
 			w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "client authentication failed"})
 			return
 		}
 	}
+	if refusal := h.tokenRequestRefusal(f, basic); refusal != nil {
+		writeJSON(w, http.StatusBadRequest, refusal)
+		return
+	}
 	invalid := func(desc string) {
+		if h.breaks[ErrorTextOutsideCharset] {
+			desc += ` ("é")`
+		}
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": desc})
+	}
+	clientID := f.Get("client_id")
+	if clientID == "" && basic {
+		clientID = basicID
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if !h.clientAuthenticated(w, f, clientID, basic, basicID, basicSecret) {
+		return
+	}
 	var g grant
+	noRefresh := false
 	switch f.Get("grant_type") {
 	case "authorization_code":
 		c, ok := h.codes[f.Get("code")]
 		switch {
-		case !ok || (c.used && !h.breaks[CodeReusable]):
+		case !ok:
 			invalid("unknown or used code")
 			return
-		case c.clientID != f.Get("client_id") && !h.breaks[CodeClientUnbound]:
+		case c.used && !h.breaks[CodeReusable]:
+			// A replay: OAuth 2.1 4.1.3 asks to revoke what the code issued,
+			// 7.5.3 not to when the replay carries invalid parameters.
+			valid := verifierMatches(c, f.Get("code_verifier"))
+			if valid && h.breaks[CodeReplayRevokes] || !valid && h.breaks[InvalidReplayRevokes] {
+				h.revokeFamily(c.family)
+			}
+			invalid("unknown or used code")
+			return
+		case c.clientID != clientID && !h.breaks[CodeClientUnbound]:
 			invalid("code issued to another client")
 			return
 		case c.redirectURI != f.Get("redirect_uri") && h.breaks[TokenRedirectWrongError]:
@@ -258,16 +460,31 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		case c.plain && f.Get("code_verifier") != c.challenge:
 			invalid("code_verifier does not match")
 			return
-		case c.challenge != "" && !c.plain && !h.breaks[VerifierNotChecked] && (f.Get("code_verifier") == "" || s256(f.Get("code_verifier")) != c.challenge):
+		case c.challenge != "" && !c.plain && !h.breaks[VerifierNotChecked] && !verifierMatches(c, f.Get("code_verifier")):
 			invalid("code_verifier does not match")
 			return
 		}
-		c.used = true
-		g = grant{clientID: c.clientID, resource: c.resource, scope: ScopeTools + " " + ScopeWrite}
+		c.used, c.family = true, random()
+		g = grant{clientID: c.clientID, resource: c.resource, scope: ScopeTools + " " + ScopeWrite, family: c.family}
+		if h.breaks[ScopeNarrowedSilently] {
+			g.scope = ScopeTools
+		}
+		noRefresh = h.breaks[RefreshOnlyOfflineAccess] && !hasScope(c.scope, "offline_access")
 	case "refresh_token":
-		old, ok := h.refresh[f.Get("refresh_token")]
-		if !ok || h.breaks[RefreshRefused] || (old.clientID != f.Get("client_id") && !h.breaks[RefreshClientUnbound]) {
+		rt := f.Get("refresh_token")
+		old, ok := h.refresh[rt]
+		if family, rotatedOut := h.rotated[rt]; !ok && rotatedOut && h.breaks[RotationReplayRevokes] {
+			h.revokeFamily(family)
+		}
+		if !ok && h.breaks[RefreshAnyToken] {
+			old, ok = grant{clientID: clientID, resource: h.Endpoint(), scope: ScopeTools + " " + ScopeWrite, family: random()}, true
+		}
+		if !ok || h.breaks[RefreshRefused] || (old.clientID != clientID && !h.breaks[RefreshClientUnbound]) {
 			invalid("unknown or used refresh_token, or another client's")
+			return
+		}
+		if _, asked := f["scope"]; asked && f.Get("scope") == "" && h.breaks[EmptyScopeRefused] {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_scope", "error_description": "scope is empty"})
 			return
 		}
 		if g, ok = h.refreshResource(old, f.Get("resource")); !ok {
@@ -275,11 +492,10 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !h.breaks[RefreshNotRotated] && !h.breaks[RefreshReplayAccepted] {
-			delete(h.refresh, f.Get("refresh_token"))
+			delete(h.refresh, rt)
+			h.rotated[rt] = g.family
 		}
-		if s := f.Get("scope"); s != "" && h.breaks[RefreshWidens] {
-			g.scope = s
-		}
+		g.scope = h.refreshScope(g.scope, f.Get("scope"))
 	default:
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "unsupported_grant_type"})
 		return
@@ -293,7 +509,13 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	if h.breaks[NoExpiresIn] {
 		delete(resp, "expires_in")
 	}
-	if !(h.breaks[RefreshNotRotated] && f.Get("grant_type") == "refresh_token") {
+	if h.breaks[ScopeNarrowedSilently] && f.Get("grant_type") == "authorization_code" {
+		delete(resp, "scope")
+	}
+	if h.breaks[AccessTokenMissing] {
+		delete(resp, "access_token")
+	}
+	if !(h.breaks[RefreshNotRotated] && f.Get("grant_type") == "refresh_token") && !noRefresh {
 		h.refresh[refresh] = g
 		resp["refresh_token"] = refresh
 	}
@@ -301,6 +523,96 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// tokenRequestRefusal is the error body of a token request a variant
+// refuses before looking at its grant, or nil.
+func (h *Host) tokenRequestRefusal(f url.Values, basic bool) map[string]any {
+	if h.breaks[TokenUnknownParamRefused] {
+		for k := range f {
+			if !slices.Contains(tokenParams, k) {
+				return map[string]any{"error": "invalid_request", "error_description": "unknown parameter " + k}
+			}
+		}
+	}
+	if h.breaks[TwoMethodsRefused] && basic && f.Has("client_id") {
+		return map[string]any{"error": "invalid_request", "error_description": "multiple client authentication methods"}
+	}
+	return nil
+}
+
+// tokenParams are the token request's parameters the fake knows (OAuth 2.1
+// 3.2.2, 4.1.3, 4.3.1, 2.4.1; RFC 8707).
+var tokenParams = []string{"grant_type", "code", "redirect_uri", "code_verifier", "client_id", "client_secret",
+	"refresh_token", "scope", "resource"}
+
+// clientAuthenticated checks a confidential client's secret (OAuth 2.1
+// 3.2.2: "require client authentication for confidential clients"), by
+// HTTP Basic or in the body (2.4.1), and answers the failure itself: 401
+// with a Basic challenge when Basic was tried (3.2.4), else 400. Public
+// clients pass. The caller holds h.mu.
+func (h *Host) clientAuthenticated(w http.ResponseWriter, f url.Values, clientID string, basic bool, basicID, basicSecret string) bool {
+	secret, confidential := h.secrets[clientID]
+	if !confidential || h.breaks[SecretNotChecked] {
+		return true
+	}
+	fail := func(status int) bool {
+		if status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
+		}
+		writeJSON(w, status, map[string]any{"error": "invalid_client", "error_description": "client authentication failed"})
+		return false
+	}
+	switch {
+	case basic && basicID == clientID && basicSecret == secret:
+		return true
+	case basic && h.breaks[BasicFailureNoChallenge]:
+		return fail(http.StatusBadRequest)
+	case basic:
+		return fail(http.StatusUnauthorized)
+	case f.Has("client_secret") && f.Get("client_secret") == secret && !h.breaks[SecretPostRefused]:
+		return true
+	}
+	return fail(http.StatusBadRequest)
+}
+
+// refreshScope is the scope a refresh asking for asked obtains from a grant
+// of scope granted: the grant's, whatever is asked (asking for less does not
+// narrow a grant, OAuth 2.1 4.3.3), unless a variant widens or narrows it.
+func (h *Host) refreshScope(granted, asked string) string {
+	switch {
+	case asked == "":
+		return granted
+	case h.breaks[RefreshWidens]:
+		return asked
+	case h.breaks[RefreshWidensAdvertised]:
+		var kept []string
+		for _, s := range strings.Fields(asked) {
+			if slices.Contains([]string{ScopeTools, ScopeWrite, "openid"}, s) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) > 0 {
+			return strings.Join(kept, " ")
+		}
+	case h.breaks[RefreshNarrowsRefreshToken]:
+		for _, s := range strings.Fields(asked) {
+			if !hasScope(granted, s) {
+				return granted
+			}
+		}
+		return asked
+	}
+	return granted
+}
+
+// verifierMatches says whether code_verifier redeems c: equal to its
+// challenge for plain (RFC 7636 4.2), its S256 hash otherwise.
+func verifierMatches(c *code, verifier string) bool {
+	if c.plain {
+		return verifier == c.challenge
+	}
+	return verifier != "" && s256(verifier) == c.challenge
 }
 
 func s256(verifier string) string {

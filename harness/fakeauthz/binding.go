@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // refreshResource is the grant a refresh naming resource obtains. Refresh
@@ -22,16 +23,24 @@ func (h *Host) refreshResource(g grant, resource string) (grant, bool) {
 	return g, false
 }
 
-// accessToken is a new access token for g: opaque, unless RefreshRetargets,
-// whose tokens are JWTs (unsigned: only the fake reads them back, by value)
-// that say their audience.
+// accessToken is a new access token for g: opaque, unless RefreshRetargets
+// or JWTAccessTokens, whose tokens are JWTs (unsigned: only the fake reads
+// them back, by value) that say their audience (unless AudienceOmitted) and
+// scope, and under JWTAccessTokens their expiry.
 func (h *Host) accessToken(g grant) string {
-	if !h.breaks[RefreshRetargets] {
+	if !h.breaks[RefreshRetargets] && !h.breaks[JWTAccessTokens] {
 		return random()
 	}
-	claims, _ := json.Marshal(map[string]any{"aud": g.resource, "scope": g.scope})
+	claims := map[string]any{"aud": g.resource, "scope": g.scope}
+	if h.breaks[AudienceOmitted] {
+		delete(claims, "aud")
+	}
+	if h.breaks[JWTAccessTokens] {
+		claims["exp"] = time.Now().Add(time.Hour).Unix()
+	}
+	body, _ := json.Marshal(claims)
 	enc := base64.RawURLEncoding.EncodeToString
-	return enc([]byte(`{"alg":"none"}`)) + "." + enc(claims) + "." + random()
+	return enc([]byte(`{"alg":"none"}`)) + "." + enc(body) + "." + random()
 }
 
 // preflight answers a CORS preflight at the authorization endpoint: with

@@ -158,9 +158,10 @@ const (
 	// as a misconfigured endpoint would: the flows cannot run, and CORS-1,
 	// whose answer would prove nothing, is not run either.
 	AuthorizationEndpointDown Break = "authorization-endpoint-down"
-	// ResponseTypeIgnored issues a code whatever response_type asks for;
-	// with ChallengeNotRequired no authorization request gets an error
-	// response, so the rules about error responses have nothing to read.
+	// ResponseTypeIgnored issues a code whatever response_type asks for
+	// (AUTHREQ-2, drafted); with ChallengeNotRequired no authorization
+	// request gets an error response, so the rules about error responses
+	// have nothing to read.
 	ResponseTypeIgnored Break = "response-type-ignored"
 )
 
@@ -250,3 +251,280 @@ const (
 
 // stopsAfter is how many requests a StopsAnswering server answers.
 const stopsAfter = 25
+
+// The departures below break requirements drafted from the sentence
+// inventory (spec/mcp-authorization/sentences.yaml) whose scenarios do not
+// exist yet; each comment names the drafted requirement and the sentence.
+const (
+	// ChallengeRepeatsAttribute names scope twice in its 401 challenge
+	// (CHAL-4; RFC 6750 3: "The scope attribute MUST NOT appear more than
+	// once").
+	ChallengeRepeatsAttribute Break = "challenge-repeats-attribute"
+	// InvalidRequestUnauthorized answers a malformed token 401 with
+	// error="invalid_request", which RFC 6750 3.1 answers 400 (CHAL-5).
+	InvalidRequestUnauthorized Break = "invalid-request-unauthorized"
+	// ScopeChallengeIncremental needs mcp:write and mcp:admin for a call and
+	// challenges for one missing scope at a time (SCOPE-4; authorization
+	// 11.1.1: "include all scopes required for the current operation in a
+	// single challenge").
+	ScopeChallengeIncremental Break = "scope-challenge-incremental"
+	// SessionIsCredential serves a request that carries a session it issued
+	// and no token (HANDLE-1; security best practices 2.4.2).
+	SessionIsCredential Break = "session-is-credential"
+	// SessionUnbound serves a session to a token of another subject than the
+	// one that opened it (HANDLE-2).
+	SessionUnbound Break = "session-unbound"
+	// MetadataEmptyArray serves bearer_methods_supported as an empty array
+	// (PRM-6; RFC 9728 3.2: "Claims with zero elements MUST be omitted").
+	MetadataEmptyArray Break = "metadata-empty-array"
+	// MetadataPlainJWKS names a jwks_uri with plain http on a host that is
+	// not loopback (PRM-7; RFC 9728 2).
+	MetadataPlainJWKS Break = "metadata-plain-jwks"
+	// MetadataWithoutScopes leaves scopes_supported out of the protected
+	// resource metadata (PRM-8; RFC 9728 2, RECOMMENDED).
+	MetadataWithoutScopes Break = "metadata-without-scopes"
+	// ErrorTextOutsideCharset puts a double quote and a non-ASCII letter in
+	// its error descriptions, challenges and token errors alike (ERRSYN-1;
+	// OAuth 2.1 3.2.4, 5.3.1).
+	ErrorTextOutsideCharset Break = "error-text-outside-charset"
+	// EndpointWithFragment names its authorization_endpoint with a fragment
+	// (ASM-4; OAuth 2.1 3.1).
+	EndpointWithFragment Break = "endpoint-with-fragment"
+	// ASMetadataTextPlain serves its metadata's JSON as text/plain (ASM-5;
+	// RFC 8414 3.2).
+	ASMetadataTextPlain Break = "as-metadata-text-plain"
+	// ASMetadataEmptyArray serves acr_values_supported as an empty array
+	// (ASM-6; RFC 8414 3.2).
+	ASMetadataEmptyArray Break = "as-metadata-empty-array"
+	// ASMetadataWithoutScopes leaves scopes_supported out of the
+	// authorization server metadata (ASM-7; RFC 8414 2, RECOMMENDED).
+	ASMetadataWithoutScopes Break = "as-metadata-without-scopes"
+	// SigningAlgNone lists none in
+	// token_endpoint_auth_signing_alg_values_supported (ASM-8; RFC 8414 2).
+	SigningAlgNone Break = "signing-alg-none"
+	// AuthorizationGETRefused answers GET at the authorization endpoint 405
+	// and takes the request by POST only (AUTHEP-1; OAuth 2.1 3.1).
+	AuthorizationGETRefused Break = "authorization-get-refused"
+	// UnknownParamRefused refuses an authorization request carrying a
+	// parameter it does not know with invalid_request (AUTHEP-2; OAuth 2.1
+	// 3.1: "MUST ignore unrecognized request parameters").
+	UnknownParamRefused Break = "unknown-param-refused"
+	// ScopeOmittedWrongError refuses an authorization request without scope
+	// with invalid_request, neither a default scope nor invalid_scope
+	// (AUTHREQ-1; OAuth 2.1 1.4.1).
+	ScopeOmittedWrongError Break = "scope-omitted-wrong-error"
+	// StateRepeated sends state twice in its authorization responses
+	// (PARAM-1; OAuth 2.1 3.1).
+	StateRepeated Break = "state-repeated"
+	// RedirectQueryDropped drops the query a redirect URI was registered
+	// with (REDIR-4; OAuth 2.1 2.3).
+	RedirectQueryDropped Break = "redirect-query-dropped"
+	// PlainRedirectHonoured registers a plain http redirect URI on a host
+	// that is not loopback and redirects codes to it (TLS-3, and REG-4 by
+	// construction; issue 21 item h).
+	PlainRedirectHonoured Break = "plain-redirect-honoured"
+	// FramingAllowed answers the authorization endpoint with a consent page
+	// that forbids no framing (FRAME-1; OAuth 2.1 7.10).
+	FramingAllowed Break = "framing-allowed"
+	// ConfidentialPKCEOptional issues codes without code_challenge to
+	// confidential clients and redeems them (PKCE-6; issue 21 item j: PKCE-2
+	// must be judged with a public client only). Implies
+	// ConfidentialRegistration.
+	ConfidentialPKCEOptional Break = "confidential-pkce-optional"
+	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
+	// OAuth 2.1 4.1.2).
+	ChallengeInCode Break = "challenge-in-code"
+	// ChallengeMissingWrongError refuses a request without code_challenge
+	// with access_denied, not invalid_request (PKCE-8; RFC 7636 4.4.1).
+	ChallengeMissingWrongError Break = "challenge-missing-wrong-error"
+	// ResourceCaseSensitive refuses the MCP endpoint as resource when its
+	// scheme or host is uppercase (CANON-1; authorization 8.1). Implies
+	// ResourceIndicators.
+	ResourceCaseSensitive Break = "resource-case-sensitive"
+	// TokenUnknownParamRefused refuses a token request carrying a parameter
+	// it does not know (TOKEP-1; OAuth 2.1 3.2).
+	TokenUnknownParamRefused Break = "token-unknown-param-refused"
+	// EmptyScopeRefused refuses a refresh with scope= (empty) with
+	// invalid_scope (TOKEP-2; OAuth 2.1 3.2: "Parameters sent without a
+	// value MUST be treated as if they were omitted").
+	EmptyScopeRefused Break = "empty-scope-refused"
+	// AccessTokenMissing answers token requests 200 without access_token
+	// (TOKRESP-2; OAuth 2.1 3.2.3).
+	AccessTokenMissing Break = "access-token-missing"
+	// ScopeNarrowedSilently grants a code's token mcp:tools alone, says so
+	// only in the token (a JWT), and leaves scope out of the response
+	// (TOKRESP-3; OAuth 2.1 1.4.1).
+	ScopeNarrowedSilently Break = "scope-narrowed-silently"
+	// SecretPostRefused takes a confidential client's secret by HTTP Basic
+	// only, refusing it in the body (CLIENTAUTH-1; OAuth 2.1 2.4.1). Implies
+	// ConfidentialRegistration.
+	SecretPostRefused Break = "secret-post-refused"
+	// SecretNotChecked redeems a confidential client's code without its
+	// secret or with a wrong one (CLIENTAUTH-2; OAuth 2.1 3.2.2). Implies
+	// ConfidentialRegistration.
+	SecretNotChecked Break = "secret-not-checked"
+	// BasicFailureNoChallenge answers a wrong secret sent by HTTP Basic 400
+	// invalid_client without WWW-Authenticate (CLIENTAUTH-3; OAuth 2.1
+	// 3.2.4). Implies ConfidentialRegistration.
+	BasicFailureNoChallenge Break = "basic-failure-no-challenge"
+	// InvalidReplayRevokes revokes a code's tokens when the code is replayed
+	// with a wrong code_verifier (CODE-4; OAuth 2.1 7.5.3).
+	InvalidReplayRevokes Break = "invalid-replay-revokes"
+	// RefreshAnyToken serves a refresh with a refresh token it never issued
+	// (REFRESH-7; OAuth 2.1 4.3.1).
+	RefreshAnyToken Break = "refresh-any-token"
+	// RefreshNarrowsRefreshToken gives the new refresh token of a refresh
+	// asking for less scope that lesser scope (REFRESH-8; OAuth 2.1 4.3.3).
+	RefreshNarrowsRefreshToken Break = "refresh-narrows-refresh-token"
+	// AudienceOmitted issues JWT access tokens without aud (AUD-1; OAuth
+	// 2.1 7.1.3.6).
+	AudienceOmitted Break = "audience-omitted"
+	// RegistrationRelativeRedirect registers a relative redirect URI
+	// (REG-6; OAuth 2.1 2.3).
+	RegistrationRelativeRedirect Break = "registration-relative-redirect"
+	// RegistrationPrivateSchemeNoPeriod registers a private-use scheme
+	// without a period (REG-7; OAuth 2.1 2.3.1).
+	RegistrationPrivateSchemeNoPeriod Break = "registration-private-scheme-no-period"
+	// RegistrationSameClientID answers every registration with the same
+	// client_id (REG-9; RFC 7591 3.2.1; issue 21 item l).
+	RegistrationSameClientID Break = "registration-same-client-id"
+	// RegistrationEchoesNothing answers a registration 201 with its
+	// client_id alone (REG-10; RFC 7591 3.2.1).
+	RegistrationEchoesNothing Break = "registration-echoes-nothing"
+	// SecretWithoutExpiry issues client secrets without
+	// client_secret_expires_at (REG-11; RFC 7591 3.2.1). Implies
+	// ConfidentialRegistration.
+	SecretWithoutExpiry Break = "secret-without-expiry"
+	// RegistrationUnknownFieldRefused refuses a registration carrying a
+	// metadata field it does not know (REG-12; RFC 7591 2).
+	RegistrationUnknownFieldRefused Break = "registration-unknown-field-refused"
+	// RevocationIgnored answers revocations 200 and revokes nothing
+	// (REVOKE-1; RFC 7009 2). Implies Revocation.
+	RevocationIgnored Break = "revocation-ignored"
+	// RevocationHintStrict looks a revoked token up only where its
+	// token_type_hint says (REVOKE-2; RFC 7009 2.1). Implies Revocation.
+	RevocationHintStrict Break = "revocation-hint-strict"
+	// RevocationKeepsAccess revokes a refresh token but not the access
+	// tokens of its grant (REVOKE-3; RFC 7009 2.1). Implies Revocation.
+	RevocationKeepsAccess Break = "revocation-keeps-access"
+	// IntrospectionOpen answers introspection without client
+	// authentication (INTROSPECT-1; RFC 7662 2.1). Implies Introspection.
+	IntrospectionOpen Break = "introspection-open"
+	// IntrospectionHintStrict looks an introspected token up only where its
+	// token_type_hint says (INTROSPECT-2; RFC 7662 2.1). Implies
+	// Introspection.
+	IntrospectionHintStrict Break = "introspection-hint-strict"
+	// IntrospectionActiveMissing answers introspection without active
+	// (INTROSPECT-3; RFC 7662 2.2). Implies Introspection.
+	IntrospectionActiveMissing Break = "introspection-active-missing"
+	// IntrospectionInactiveDetails says why an inactive token is inactive
+	// (INTROSPECT-4; RFC 7662 2.2). Implies Introspection.
+	IntrospectionInactiveDetails Break = "introspection-inactive-details"
+)
+
+// The departures below reproduce wrong verdicts seen on real servers
+// (issue 21 item 3): each breaks a requirement the pack already holds in a
+// way its scenario must see.
+const (
+	// LoopbackErrorRedirect answers a loopback redirect URI on another port
+	// with an error redirect to it, as one SDK's demo server did
+	// (LOOPBACK-1; item a: an error redirect is no acceptance).
+	LoopbackErrorRedirect Break = "loopback-error-redirect"
+	// ScopeErrorUnauthorized answers insufficient scope 401 with
+	// error="insufficient_scope" (SCOPE-1; item f: authorization 11 says
+	// 403).
+	ScopeErrorUnauthorized Break = "scope-error-unauthorized"
+	// RefreshWidensAdvertised grants in a refresh the scopes it asks for
+	// that the metadata advertises, dropping unknown ones as real servers
+	// do (REFRESH-4; item g: asking for a scope no server knows cannot
+	// catch it).
+	RefreshWidensAdvertised Break = "refresh-widens-advertised"
+	// MalformedTokenHangsUp closes the connection of a request whose token
+	// is malformed, without an answer (TOK-2; item i: a departure, not a
+	// fault of the harness).
+	MalformedTokenHangsUp Break = "malformed-token-hangs-up"
+	// AnyVerifier accepts code_challenge_method plain and redeems a code
+	// whatever its code_verifier (PKCE-3, PKCE-5; item k: "supports plain"
+	// is not to be inferred from a server that checks nothing).
+	AnyVerifier Break = "any-verifier"
+)
+
+// The choices below are no departures; each is one a real server made that
+// the pack must meet (issue 21 item 3), or one a drafted requirement's
+// scenario needs to pass.
+const (
+	// ReauthorizationRevokes revokes every token and refresh token issued
+	// to a client when the same client is authorized again, as a popular
+	// authorization server library does by default (item b). Host.MintFor
+	// gives the run a credential of that client.
+	ReauthorizationRevokes Break = "reauthorization-revokes"
+	// ExpiredTokenLive serves the profile's "expired" token: it is opaque
+	// and not in fact expired, and with Introspection the endpoint says it
+	// is active (item c: TOK-4 needs evidence of expiry).
+	ExpiredTokenLive Break = "expired-token-live"
+	// Introspection advertises introspection_endpoint (RFC 7662), which
+	// answers ConfidentialID's HTTP Basic credentials with active, aud,
+	// scope, client_id and exp (item d: TOK-4's and TOK-5's evidence).
+	Introspection Break = "introspection"
+	// Revocation advertises revocation_endpoint (RFC 7009), revoking refresh
+	// tokens with the access tokens of their grant, and access tokens.
+	Revocation Break = "revocation"
+	// LimitedTokenRefusedEverywhere refuses the limited token 403
+	// insufficient_scope on every request, the protected one included
+	// (item e: the answer SCOPE-1 and SCOPE-3 ask for).
+	LimitedTokenRefusedEverywhere Break = "limited-token-refused-everywhere"
+	// PlainRedirectRegisteredNotUsed registers a plain http redirect URI on
+	// a host that is not loopback (REG-4, a SHOULD, fails) but never
+	// redirects a code to it (TLS-3 passes; item h).
+	PlainRedirectRegisteredNotUsed Break = "plain-redirect-registered-not-used"
+	// TwoMethodsRefused refuses a token request that carries HTTP Basic
+	// credentials and a client_id in the body together, with invalid_request
+	// (item m: OAuth 2.1 2.4 allows one method per request).
+	TwoMethodsRefused Break = "two-methods-refused"
+	// ConfidentialRegistration answers a registration with a client_secret,
+	// client_secret_expires_at 0 and token_endpoint_auth_method
+	// client_secret_basic, and requires the secret at the token endpoint, by
+	// HTTP Basic or in the body (item n). A native client that asked for
+	// none made confidential is REG-8's tolerated departure.
+	ConfidentialRegistration Break = "confidential-registration"
+	// RefreshOnlyOfflineAccess advertises offline_access and issues refresh
+	// tokens only to authorizations that asked for it (item o).
+	RefreshOnlyOfflineAccess Break = "refresh-only-offline-access"
+	// NoAuthorization serves every request without a token, and serves no
+	// protected resource metadata and no challenge: a server that does not
+	// use MCP authorization at all (item p).
+	NoAuthorization Break = "no-authorization"
+	// CodeReplayRevokes revokes the tokens of a code's first redemption when
+	// the code is redeemed again (CODE-3, a SHOULD the default fake does
+	// not follow).
+	CodeReplayRevokes Break = "code-replay-revokes"
+	// RotationReplayRevokes revokes a grant's newest refresh token and its
+	// access tokens when a refresh token rotated out of it is presented
+	// (REFRESH-6, a SHOULD the default fake does not follow).
+	RotationReplayRevokes Break = "rotation-replay-revokes"
+	// JWTAccessTokens issues JWT access tokens (unsigned: only the fake reads
+	// them back, by value) naming their aud, scope and exp (AUD-1).
+	JWTAccessTokens Break = "jwt-access-tokens"
+)
+
+// implies are the variants a variant needs to be what it says: a
+// confidential client's departures need confidential clients, an endpoint's
+// departures the endpoint.
+var implies = map[Break][]Break{
+	ConfidentialPKCEOptional:     {ConfidentialRegistration},
+	SecretPostRefused:            {ConfidentialRegistration},
+	SecretNotChecked:             {ConfidentialRegistration},
+	BasicFailureNoChallenge:      {ConfidentialRegistration},
+	SecretWithoutExpiry:          {ConfidentialRegistration},
+	ResourceCaseSensitive:        {ResourceIndicators},
+	RevocationIgnored:            {Revocation},
+	RevocationHintStrict:         {Revocation},
+	RevocationKeepsAccess:        {Revocation},
+	IntrospectionOpen:            {Introspection},
+	IntrospectionHintStrict:      {Introspection},
+	IntrospectionActiveMissing:   {Introspection},
+	IntrospectionInactiveDetails: {Introspection},
+	AnyVerifier:                  {PlainAccepted, VerifierNotChecked},
+	AudienceOmitted:              {JWTAccessTokens},
+	ScopeNarrowedSilently:        {JWTAccessTokens},
+}

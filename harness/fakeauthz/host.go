@@ -19,10 +19,12 @@ import (
 	"github.com/conform-mcp/conform/harness/target"
 )
 
-// Scopes the fake's tools need: listing needs tools, calling needs write.
+// Scopes the fake's tools need: listing needs tools, calling needs write,
+// and under ScopeChallengeIncremental admin besides.
 const (
 	ScopeTools = "mcp:tools"
 	ScopeWrite = "mcp:write"
+	ScopeAdmin = "mcp:admin"
 )
 
 // Host is a running fake: the MCP server and its authorization server.
@@ -35,9 +37,13 @@ type Host struct {
 	// served counts the MCP server's requests, for StopsAnswering.
 	served   int
 	tokens   map[string]grant
-	sessions map[string]bool
+	sessions map[string]string   // Mcp-Session-Id → the subject of the token that opened it
 	clients  map[string][]string // client_id → redirect URIs
 	native   map[string]bool     // client_id → registered as application_type native
+	secrets  map[string]string   // client_id → client_secret, for confidential clients
+	// rotated maps a refresh token rotated out to its grant's family, for
+	// RotationReplayRevokes.
+	rotated map[string]string
 	// registered counts the registrations accepted, for the tests that hold
 	// the pack to registering as few clients as it can.
 	registered int
@@ -45,10 +51,12 @@ type Host struct {
 	refresh    map[string]grant
 }
 
-// grant is what a token stands for.
+// grant is what a token stands for: a client's authorization of a subject
+// (a user; "" for every token but MintFor's) for a resource and scope. The
+// tokens of one authorization code and of its refreshes share a family.
 type grant struct {
-	clientID, resource, scope string
-	expired                   bool
+	clientID, subject, resource, scope, family string
+	expired                                    bool
 }
 
 // The confidential client registered beforehand with the default redirect
@@ -64,10 +72,14 @@ const SecondID = "conform-second"
 
 // Start runs a fake with the given departures.
 func Start(breaks ...Break) *Host {
-	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
-		clients: map[string][]string{}, native: map[string]bool{}, codes: map[string]*code{}, refresh: map[string]grant{}}
+	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]string{},
+		clients: map[string][]string{}, native: map[string]bool{}, secrets: map[string]string{},
+		rotated: map[string]string{}, codes: map[string]*code{}, refresh: map[string]grant{}}
 	for _, b := range breaks {
 		h.breaks[b] = true
+		for _, also := range implies[b] {
+			h.breaks[also] = true
+		}
 	}
 	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
@@ -111,6 +123,19 @@ func (h *Host) Mint(resource, scope string, expired bool) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.tokens[t] = grant{resource: resource, scope: scope, expired: expired}
+	return t
+}
+
+// MintFor issues a token directly for a client and a subject, as the
+// authorization server would have after that client's authorization by that
+// user: for ReauthorizationRevokes, a credential the run's later
+// authorizations of the same client revoke, and for SessionUnbound, a second
+// user's token.
+func (h *Host) MintFor(clientID, subject, resource, scope string) string {
+	t := random()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tokens[t] = grant{clientID: clientID, subject: subject, resource: resource, scope: scope}
 	return t
 }
 

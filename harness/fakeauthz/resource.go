@@ -51,7 +51,7 @@ func (h *Host) serveResource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Host) serveMetadata(w http.ResponseWriter) {
-	if h.breaks[BasicAuthOnly] {
+	if h.breaks[BasicAuthOnly] || h.breaks[NoAuthorization] {
 		http.NotFound(w, nil)
 		return
 	}
@@ -81,15 +81,36 @@ func (h *Host) serveMetadata(w http.ResponseWriter) {
 	if h.breaks[ResourceIsOrigin] {
 		doc["resource"] = h.RS.URL
 	}
+	if h.breaks[MetadataEmptyArray] {
+		doc["bearer_methods_supported"] = []string{}
+	}
+	if h.breaks[MetadataPlainJWKS] {
+		doc["jwks_uri"] = "http://rs.conform.invalid/jwks"
+	}
+	if h.breaks[MetadataWithoutScopes] {
+		delete(doc, "scopes_supported")
+	}
 	writeJSON(w, http.StatusOK, doc)
 }
 
 func (h *Host) scopes() []string {
 	s := []string{ScopeTools, ScopeWrite}
+	if h.breaks[ScopeChallengeIncremental] {
+		s = append(s, ScopeAdmin)
+	}
 	if h.breaks[OfflineAccessAdvertised] {
 		s = append(s, "offline_access")
 	}
 	return s
+}
+
+// needed are the scopes a tools/call needs: mcp:write, and mcp:admin
+// besides under ScopeChallengeIncremental.
+func (h *Host) needed() []string {
+	if h.breaks[ScopeChallengeIncremental] {
+		return []string{ScopeWrite, ScopeAdmin}
+	}
+	return []string{ScopeWrite}
 }
 
 // serveMCP checks the Origin, then the token, then the scope, then answers
@@ -102,6 +123,13 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	if h.breaks[BasicAuthOnly] && !strings.HasPrefix(r.Header.Get("Authorization"), "Basic ") {
 		w.Header().Set("WWW-Authenticate", `Basic realm="fakeauthz"`)
 		writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "unauthorized"})
+		return
+	}
+	if h.breaks[MalformedTokenHangsUp] && malformed(r) {
+		// The connection closes with no answer at all.
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -119,6 +147,15 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	g, status := h.authenticate(r)
+	if _, presented := r.Header["Authorization"]; status != 0 && !presented && h.breaks[SessionIsCredential] {
+		// The session stands in for the token it was opened with.
+		h.mu.Lock()
+		subject, open := h.sessions[r.Header.Get("Mcp-Session-Id")]
+		h.mu.Unlock()
+		if open {
+			g, status = &grant{subject: subject, scope: ScopeTools + " " + ScopeWrite}, 0
+		}
+	}
 	if status != 0 {
 		_, presented := r.Header["Authorization"]
 		h.challenge(w, status, presented)
@@ -132,9 +169,26 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32700, "message": "Parse error"}})
 		return
 	}
-	if msg.Method == "tools/call" && g != nil && !hasScope(g.scope, ScopeWrite) && !h.breaks[ScopeNotEnforced] {
-		h.insufficientScope(w)
+	if g != nil && h.breaks[LimitedTokenRefusedEverywhere] && !hasScope(g.scope, ScopeWrite) {
+		h.insufficientScope(w, ScopeTools+" "+ScopeWrite)
 		return
+	}
+	if msg.Method == "tools/call" && g != nil && !h.breaks[ScopeNotEnforced] {
+		var missing []string
+		for _, s := range h.needed() {
+			if !hasScope(g.scope, s) {
+				missing = append(missing, s)
+			}
+		}
+		switch {
+		case len(missing) > 0 && h.breaks[ScopeChallengeIncremental]:
+			// One missing scope at a time.
+			h.insufficientScope(w, missing[0])
+			return
+		case len(missing) > 0:
+			h.insufficientScope(w, ScopeTools+" "+ScopeWrite)
+			return
+		}
 	}
 	switch {
 	case h.breaks[Speaks2026Only] && msg.Method == "server/discover":
@@ -143,7 +197,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	case msg.Method == "initialize":
 		id := random()
 		h.mu.Lock()
-		h.sessions[id] = true
+		h.sessions[id] = subject(g)
 		h.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", id)
 		writeSSE(w, msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
@@ -153,9 +207,12 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// A session serves only the subject that opened it (security best
+	// practices 2.4.2), unless SessionUnbound.
 	h.mu.Lock()
-	known := h.sessions[r.Header.Get("Mcp-Session-Id")] || h.breaks[Speaks2026Only]
+	owner, open := h.sessions[r.Header.Get("Mcp-Session-Id")]
 	h.mu.Unlock()
+	known := open && (owner == subject(g) || h.breaks[SessionUnbound]) || h.breaks[Speaks2026Only]
 	if !known {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32000, "message": "Bad Request: no valid session"}})
 		return
@@ -174,6 +231,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 // A nil grant with status 0 is an anonymous request the AnonymousServed
 // departure lets through.
 func (h *Host) authenticate(r *http.Request) (*grant, int) {
+	if h.breaks[NoAuthorization] {
+		return nil, 0
+	}
 	v, present := r.Header["Authorization"]
 	if !present {
 		if q := r.URL.Query().Get("access_token"); q != "" && h.breaks[QueryTokenAccepted] {
@@ -190,7 +250,7 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 		if h.breaks[MalformedServed] {
 			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
 		}
-		if h.breaks[MalformedBadRequest] || h.breaks[MalformedBareBadRequest] {
+		if h.breaks[MalformedBadRequest] || h.breaks[MalformedBareBadRequest] || h.breaks[InvalidRequestUnauthorized] {
 			return nil, http.StatusBadRequest
 		}
 		return nil, http.StatusUnauthorized
@@ -213,7 +273,7 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 			return &grant{scope: ScopeTools + " " + ScopeWrite}, 0
 		}
 		return nil, http.StatusUnauthorized
-	case g.expired && !h.breaks[ExpiredAccepted]:
+	case g.expired && !h.breaks[ExpiredAccepted] && !h.breaks[ExpiredTokenLive]:
 		return nil, http.StatusUnauthorized
 	case g.resource != h.Endpoint() && !h.breaks[AudienceIgnored]:
 		return nil, http.StatusUnauthorized
@@ -221,6 +281,26 @@ func (h *Host) authenticate(r *http.Request) (*grant, int) {
 		return nil, http.StatusUnauthorized
 	}
 	return &g, 0
+}
+
+// subject is the user a request's grant is for; "" for anonymous requests
+// and every token but MintFor's.
+func subject(g *grant) string {
+	if g == nil {
+		return ""
+	}
+	return g.subject
+}
+
+// malformed says whether a request's Authorization header is no Bearer
+// token in RFC 6750 2.1's syntax.
+func malformed(r *http.Request) bool {
+	v, present := r.Header["Authorization"]
+	if !present {
+		return false
+	}
+	scheme, token, _ := strings.Cut(v[0], " ")
+	return len(v) != 1 || !strings.EqualFold(scheme, "Bearer") || !b64token(strings.TrimSpace(token))
 }
 
 // challenge answers 401 (or 400 for a malformed token, under
@@ -237,9 +317,15 @@ func (h *Host) challenge(w http.ResponseWriter, status int, presented bool) {
 		if !h.breaks[InvalidTokenUnnamed] {
 			params = append(params, fmt.Sprintf(`error=%q`, code))
 		}
+		if h.breaks[ErrorTextOutsideCharset] {
+			params = append(params, `error_description="the token \"given\" is unknown: é"`)
+		}
 	}
 	if !h.breaks[ChallengeWithoutScope] {
 		params = append(params, fmt.Sprintf(`scope=%q`, strings.Join(h.scopes(), " ")))
+		if h.breaks[ChallengeRepeatsAttribute] {
+			params = append(params, fmt.Sprintf(`scope=%q`, ScopeTools))
+		}
 	}
 	if !h.breaks[MetadataUndiscoverable] {
 		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.RS.URL+h.metadataPath()))
@@ -251,17 +337,26 @@ func (h *Host) challenge(w http.ResponseWriter, status int, presented bool) {
 	default:
 		w.Header().Set("WWW-Authenticate", "Bearer "+strings.Join(params, ", "))
 	}
+	if status == http.StatusBadRequest && h.breaks[InvalidRequestUnauthorized] {
+		status = http.StatusUnauthorized
+	}
 	writeJSON(w, status, map[string]any{"error": "invalid_token"})
 }
 
-func (h *Host) insufficientScope(w http.ResponseWriter) {
+// insufficientScope answers 403 with the insufficient_scope challenge naming
+// scope (authorization 11.1.1), or 401 under ScopeErrorUnauthorized.
+func (h *Host) insufficientScope(w http.ResponseWriter, scope string) {
 	c := `Bearer error="insufficient_scope"`
 	if !h.breaks[ScopeChallengeBare] {
-		c += fmt.Sprintf(`, scope=%q`, ScopeTools+" "+ScopeWrite)
+		c += fmt.Sprintf(`, scope=%q`, scope)
 	}
 	c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+h.metadataPath())
 	w.Header().Set("WWW-Authenticate", c)
-	writeJSON(w, http.StatusForbidden, map[string]any{"error": "insufficient_scope"})
+	status := http.StatusForbidden
+	if h.breaks[ScopeErrorUnauthorized] {
+		status = http.StatusUnauthorized
+	}
+	writeJSON(w, status, map[string]any{"error": "insufficient_scope"})
 }
 
 func hasScope(scopes, want string) bool {
