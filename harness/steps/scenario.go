@@ -158,8 +158,6 @@ type State struct {
 	byAllowlist bool
 	// exists remembers the tools known to exist, by caller (toolExists).
 	exists map[string]bool
-	// authz is the scenario's state in the mcp-authorization pack.
-	authz authzState
 	// scenario is the scenario's name.
 	scenario string
 }
@@ -218,8 +216,9 @@ func sourceSteps(st *State, sc stepContext) {
 
 // authorizationSteps binds the MCP authorization specification's own steps.
 func authorizationSteps(st *State, sc stepContext) {
-	st.registerAuthz(sc)
-	st.registerAuthzServer(sc)
+	az := &authzState{State: st}
+	az.registerAuthz(sc)
+	az.registerAuthzServer(sc)
 }
 
 // initializer returns godog's scenario initializer for a suite and a pack's
