@@ -26,16 +26,17 @@ func (st *authzState) scopesSupportedLacks(scope string) error {
 }
 
 func (st *authzState) challengeScopeLacks(scope string) error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
-	c := st.bearer("WWW-Authenticate")
+	c := bearerIn(h.header.Values("WWW-Authenticate"))
 	if c == nil {
 		return nil
 	}
 	for _, s := range strings.Fields(c.Params["scope"]) {
 		if s == scope {
-			return st.depart("scope of the challenge", "no "+scope, c.Params["scope"], st.reply.Last())
+			return st.depart("scope of the challenge", "no "+scope, c.Params["scope"], h.lastExchange())
 		}
 	}
 	return nil

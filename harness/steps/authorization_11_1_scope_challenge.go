@@ -41,15 +41,16 @@ func (st *authzState) limitedServed(ctx context.Context) error {
 // profile says the limited token lacks the scope the request needs: a 2xx,
 // whatever it carries, serves it.
 func (st *authzState) refusedForScope() error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
-	switch st.reply.Status {
+	switch h.status {
 	case http.StatusForbidden:
 		return nil
 	case http.StatusUnauthorized:
 		return st.skip("the server refused the limited token 401 for this request, as an invalid token rather than one without the scope; " +
 			"check mcp_authorization.limited_token_env and mcp_authorization.scoped_request")
 	}
-	return st.depart("HTTP status for a token without the scope the request needs (authorization.11, OAuth 2.1 5)", "403", describe(st.reply), st.reply.Last())
+	return st.depart("HTTP status for a token without the scope the request needs (authorization.11, OAuth 2.1 5)", "403", h.describe(), h.lastExchange())
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/conform-mcp/conform/harness/authcode"
@@ -255,4 +256,17 @@ func withFragment(redirectURI string) string {
 	}
 	u.Fragment = "conform"
 	return u.String()
+}
+
+// registers registers a public client at the advertised
+// registration_endpoint with the redirect URI uri, or, when uri is "", the
+// profile's, with a fragment when profiles says so (withFragment).
+func (st *authzState) registers(ctx context.Context, uri, profiles string) error {
+	switch {
+	case uri != "":
+		return st.registerAtAS(ctx, uri)
+	case strings.HasSuffix(profiles, "and a fragment"):
+		return st.registerAtAS(ctx, withFragment(st.redirectURI()))
+	}
+	return st.registerAtAS(ctx, st.redirectURI())
 }

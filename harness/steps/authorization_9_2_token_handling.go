@@ -53,15 +53,16 @@ func (st *authzState) withToken(token, capability string) error {
 // permissions, authorization.11) leaves it not run: the credential may lack
 // what this request needs.
 func (st *authzState) served() error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
 	switch {
-	case st.reply.Status == http.StatusForbidden:
+	case h.status == http.StatusForbidden:
 		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
 			": set mcp_authorization.protected_request to a request the credential may make")
-	case st.reply.Status/100 != 2:
-		return st.depart("HTTP status", "the request served with a 2xx", describe(st.reply), st.reply.Last())
+	case h.status/100 != 2:
+		return st.depart("HTTP status", "the request served with a 2xx", h.describe(), h.lastExchange())
 	}
 	return nil
 }
@@ -126,17 +127,34 @@ func (st *authzState) tamperedCredential() error {
 	return nil
 }
 
-// challengeToRead leaves a check of what the challenge says not run when
-// there is no Bearer challenge with auth-params to read: TOK-1 to TOK-3
-// judge that, once.
-func (st *authzState) challengeToRead() error {
-	if err := st.needReply(); err != nil {
-		return err
+// challengeToRead returns the last reply and its Bearer challenge, and
+// leaves a check of what the challenge says not run when there is no Bearer
+// challenge with auth-params to read: TOK-1 to TOK-3 judge that, once.
+func (st *authzState) challengeToRead() (*heard, *wire.Challenge, error) {
+	h, err := st.needLast()
+	if err != nil {
+		return nil, nil, err
 	}
-	if c := st.bearer("WWW-Authenticate"); c == nil || len(c.Params) == 0 {
-		return st.skip("the 401 carries no Bearer challenge with auth-params to read (TOK-1 to TOK-3 judge the challenge)")
+	c := bearerIn(h.header.Values("WWW-Authenticate"))
+	if c == nil || len(c.Params) == 0 {
+		return nil, nil, st.skip("the 401 carries no Bearer challenge with auth-params to read (TOK-1 to TOK-3 judge the challenge)")
 	}
-	return nil
+	return h, c, nil
+}
+
+// challengeSays judges what the Bearer challenge of the last reply says:
+// that it names a scope, carries no error, carries the error errCode, or
+// leaves out the scope lacks.
+func (st *authzState) challengeSays(what, errCode, lacks string) error {
+	switch {
+	case what == "names a scope":
+		return st.challengeNamesScope()
+	case what == "carries no error":
+		return st.challengeWithoutError()
+	case errCode != "":
+		return st.challengeError(errCode)
+	}
+	return st.challengeScopeLacks(lacks)
 }
 
 // refusedWithoutToken is the premise of TOK-7: the request is refused when
@@ -158,12 +176,13 @@ func (st *authzState) refusedWithoutToken(ctx context.Context) error {
 // challengeNamesScope: MCP servers "SHOULD include a scope parameter in the
 // WWW-Authenticate header" (authorization, Scope Selection Strategy).
 func (st *authzState) challengeNamesScope() error {
-	if err := st.challengeToRead(); err != nil {
+	h, c, err := st.challengeToRead()
+	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(st.bearer("WWW-Authenticate").Params["scope"]) == "" {
+	if strings.TrimSpace(c.Params["scope"]) == "" {
 		return st.depart("WWW-Authenticate header (authorization, Scope Selection Strategy)", "a Bearer challenge with a scope",
-			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
 	}
 	return nil
 }
@@ -172,12 +191,13 @@ func (st *authzState) challengeNamesScope() error {
 // error attribute (RFC 6750 section 3), invalid_token for a token that is
 // invalid (OAuth 2.1 section 5.3.2).
 func (st *authzState) challengeError(want string) error {
-	if err := st.challengeToRead(); err != nil {
+	h, c, err := st.challengeToRead()
+	if err != nil {
 		return err
 	}
-	if got := st.bearer("WWW-Authenticate").Params["error"]; got != want {
+	if got := c.Params["error"]; got != want {
 		return st.depart("error of the Bearer challenge (RFC 6750 3, OAuth 2.1 5.3.2)", fmt.Sprintf("error=%q", want),
-			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
 	}
 	return nil
 }
@@ -186,12 +206,13 @@ func (st *authzState) challengeError(want string) error {
 // information ... the resource server SHOULD NOT include an error code or
 // other error information" (OAuth 2.1 section 5.3.2).
 func (st *authzState) challengeWithoutError() error {
-	if err := st.challengeToRead(); err != nil {
+	h, c, err := st.challengeToRead()
+	if err != nil {
 		return err
 	}
-	if e := st.bearer("WWW-Authenticate").Params["error"]; e != "" {
+	if e := c.Params["error"]; e != "" {
 		return st.depart("Bearer challenge to a request without a token (OAuth 2.1 5.3.2)", "no error code",
-			strings.Join(st.reply.Header.Values("WWW-Authenticate"), ", "), st.reply.Last())
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
 	}
 	return nil
 }
@@ -201,25 +222,26 @@ func (st *authzState) challengeWithoutError() error {
 // 401 for an invalid token; either is a refusal. Either carries the Bearer
 // challenge: the resource server "MUST include the HTTP WWW-Authenticate
 // response header field" when the request "does not contain an access token
-// that enables access" (OAuth 2.1 section 5.3.1).
+// that enables access" (OAuth 2.1 section 5.3.1), by the Bearer scheme's own
+// rule (bearerChallenge).
 func (st *authzState) refusedAsMalformed() error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
-	switch st.reply.Status {
+	switch h.status {
 	case http.StatusBadRequest, http.StatusUnauthorized:
-		return st.isBearerChallenge("WWW-Authenticate")
+		return st.bearerChallenge("WWW-Authenticate", "", "")
 	}
-	return st.depart("HTTP status (RFC 6750 3.1, authorization.11)", "400 or 401", describe(st.reply), st.reply.Last())
+	return st.depart("HTTP status (RFC 6750 3.1, authorization.11)", "400 or 401", h.describe(), h.lastExchange())
 }
 
-// bearer returns the first Bearer challenge of the reply, or nil.
-func (st *authzState) bearer(header string) *wire.Challenge {
-	return bearerIn(st.reply.Header.Values(header))
-}
-
-// isBearerChallenge is the Bearer scheme's own rule for a challenge header
-// (bearerChallenge).
-func (st *authzState) isBearerChallenge(header string) error {
-	return st.bearerChallenge(header, "", "")
+// withOtherResourceToken presents the profile's token issued for another
+// resource, unless the pre-flight could not show it bound to that resource.
+func (st *authzState) withOtherResourceToken() error {
+	if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
+		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
+			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
+	}
+	return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
 }

@@ -267,8 +267,8 @@ func (st *authzState) codeIssued(ctx context.Context) error {
 
 func (st *authzState) redeem(ctx context.Context, change func(url.Values)) error {
 	as := &st.authz.as
-	if as.code == "" {
-		return fmt.Errorf("no authorization code yet")
+	if err := st.needCode(); err != nil {
+		return err
 	}
 	form := authcode.CodeForm(as.code, as.clientID, st.redirectURI(), as.verify, st.endpoint())
 	if change != nil {

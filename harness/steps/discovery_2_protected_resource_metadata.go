@@ -156,10 +156,11 @@ func (st *authzState) firstWellKnown(ctx context.Context, tried []string) (*docu
 }
 
 func (st *authzState) fetchChallengedMetadata(ctx context.Context) error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
-	u := wire.ChallengeParam(st.reply.Header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
+	u := wire.ChallengeParam(h.header.Values("WWW-Authenticate"), "Bearer", "resource_metadata")
 	if u == "" {
 		return st.skip("the 401 challenge names no resource_metadata, so a client finds the metadata at the well-known URIs (PRM-2 and PRM-4 check those)")
 	}

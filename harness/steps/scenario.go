@@ -216,9 +216,7 @@ func sourceSteps(st *State, sc stepContext) {
 
 // authorizationSteps binds the MCP authorization specification's own steps.
 func authorizationSteps(st *State, sc stepContext) {
-	az := &authzState{State: st}
-	az.registerAuthz(sc)
-	az.registerAuthzServer(sc)
+	(&authzState{State: st}).register(sc)
 }
 
 // initializer returns godog's scenario initializer for a suite and a pack's

@@ -35,7 +35,10 @@ func (st *authzState) refreshOnce(ctx context.Context) error {
 }
 
 func (st *authzState) refreshRotated() error {
-	r := st.authz.as.token
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
 	next, _ := r.String("refresh_token")
 	if next == "" || next == st.authz.as.refresh {
 		return st.depart("refresh token rotation (OAuth 2.1 4.3.1)", "a new refresh_token", describeOAuth(r), r.Exchange)
@@ -47,9 +50,9 @@ func (st *authzState) refreshRotated() error {
 // tokens" (security.2); the only lifetime a client can see is expires_in
 // (OAuth 2.1 3.2.3, RECOMMENDED).
 func (st *authzState) tokenLifetime() error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	if n, ok := r.JSON["expires_in"].(float64); !ok || n <= 0 {
 		return st.depart("token response (security.2, OAuth 2.1 3.2.3)", "expires_in, the access token's lifetime in seconds", describeOAuth(r), r.Exchange)
@@ -76,9 +79,9 @@ func (st *authzState) refreshWider(ctx context.Context) error {
 // out. A token response without scope says it is "identical to the scope
 // requested" (3.2.3), the new one included.
 func (st *authzState) refreshNotWider() error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	if r.Status/100 != 2 {
 		return st.tokenRefused("")
@@ -158,9 +161,9 @@ func (st *authzState) refreshOtherResource(ctx context.Context) error {
 // resource out. An opaque token says nothing of its audience, so the check
 // is not run.
 func (st *authzState) refreshNotRetargeted() error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	if r.Status/100 != 2 {
 		return st.tokenRefused("")
@@ -177,4 +180,12 @@ func (st *authzState) refreshNotRetargeted() error {
 			"a refusal, or a token whose aud leaves "+other+" out", fmt.Sprintf("a token whose aud is %q", aud), r.Exchange)
 	}
 	return nil
+}
+
+// refreshAsSecond refreshes the client's refresh token as the second
+// client, which it was not issued to.
+func (st *authzState) refreshAsSecond(ctx context.Context) error {
+	form := st.refreshForm()
+	form.Set("client_id", st.authz.as.second)
+	return st.sendToken(ctx, form, st.secondSecret())
 }

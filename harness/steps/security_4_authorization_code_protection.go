@@ -61,9 +61,9 @@ func (st *authzState) authorizationRefused() error {
 }
 
 func (st *authzState) tokenIssued() error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	if tok, _ := r.String("access_token"); r.Status != http.StatusOK || tok == "" {
 		return st.depart("token response (OAuth 2.1 3.2.3)", "HTTP 200 with an access_token", describeOAuth(r), r.Exchange)
@@ -72,9 +72,9 @@ func (st *authzState) tokenIssued() error {
 }
 
 func (st *authzState) tokenRefused(code string) error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	got, _ := r.String("error")
 	want := "an error response (HTTP 400 with error)"
@@ -97,9 +97,9 @@ func (st *authzState) tokenRefused(code string) error {
 // server MUST include the HTTP Cache-Control response header field ... with
 // a value of no-store in any response containing tokens").
 func (st *authzState) tokenResponseSafe() error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	var missing []string
 	if tt, _ := r.String("token_type"); tt == "" {
@@ -159,4 +159,33 @@ func (st *authzState) authorizationErrorIs(ctx context.Context, want string) err
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return st.depart(check, expected, a.describe(), a.ex)
+}
+
+// redeemAsSecond redeems the client's code as the second client, which it
+// was not issued to.
+func (st *authzState) redeemAsSecond(ctx context.Context) error {
+	as := &st.authz.as
+	if err := st.needCode(); err != nil {
+		return err
+	}
+	return st.sendToken(ctx, authcode.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
+}
+
+// needCode is the harness error of a scenario that redeems a code before
+// it has one.
+func (st *authzState) needCode() error {
+	if st.authz.as.code == "" {
+		return fmt.Errorf("no authorization code yet")
+	}
+	return nil
+}
+
+// tokenRefusal judges a refused token request: any refusal, one with the
+// error code, or, when the request may also be served, a refusal's code
+// only (refusalIs).
+func (st *authzState) tokenRefusal(code, ifAtAll string) error {
+	if ifAtAll != "" {
+		return st.refusalIs(ifAtAll)
+	}
+	return st.tokenRefused(code)
 }

@@ -39,9 +39,9 @@ func (st *authzState) noRedirectToUnregistered() error {
 // (OAuth 2.1 10.2 removed redirect_uri from the token request), but one that
 // refuses does so with the code named.
 func (st *authzState) refusalIs(code string) error {
-	r := st.authz.as.token
-	if r == nil {
-		return fmt.Errorf("no token request sent yet")
+	r, err := st.needToken()
+	if err != nil {
+		return err
 	}
 	if r.Status/100 == 2 {
 		return nil

@@ -31,10 +31,11 @@ func (st *authzState) probeWithOrigin(ctx context.Context, origin string) error 
 }
 
 func (st *authzState) originControl() error {
-	if err := st.needReply(); err != nil {
+	h, err := st.needLast()
+	if err != nil {
 		return err
 	}
-	switch st.reply.Status {
+	switch h.status {
 	case http.StatusUnauthorized:
 		return st.skip("without a token the server answers 401 before it looks at the Origin: set credential_env so the Origin alone decides")
 	case http.StatusForbidden:
