@@ -79,18 +79,15 @@ func (st *authzState) redirectURI() string { return st.Target.Profile.MCPAuthori
 // step.
 type stepTable map[string]func(context.Context) error
 
-// bind binds a table as one step: prefix, one entry's words, suffix. after,
-// when set, runs once the entry's step has succeeded (it makes what the step
-// heard the last reply).
-func (t stepTable) bind(sc stepContext, prefix, suffix string, after func()) {
+// bind binds a table as one step: prefix, one entry's words, suffix. hear,
+// when set, makes what every entry's step heard the last reply (hearing).
+func (t stepTable) bind(sc stepContext, prefix, suffix string, hear func()) {
 	sc.Step(oneOf(prefix, t, suffix), func(ctx context.Context, which string) error {
-		if err := t[which](ctx); err != nil {
-			return err
+		step := t[which]
+		if hear != nil {
+			step = hearing(step, hear)
 		}
-		if after != nil {
-			after()
-		}
-		return nil
+		return step(ctx)
 	})
 }
 
@@ -103,6 +100,7 @@ func (t stepTable) bind(sc stepContext, prefix, suffix string, after func()) {
 func (st *authzState) register(sc stepContext) {
 	st.vars["mcp_authorization.invalid_origin"] = st.Target.Profile.MCPAuthorization.InvalidOrigin
 
+	// The callers of the protected resource (authorization.9.2, 11.1; transport.1).
 	st.credentials["an expired token"] = noContext(st.withExpiredToken)
 	st.credentials["a token issued for another resource"] = noContext(st.withOtherResourceToken)
 	st.credentials["a token that lacks the scope the scoped request needs"] = func(context.Context) error {
@@ -111,6 +109,8 @@ func (st *authzState) register(sc stepContext) {
 	st.credentials["the target's credential, one character changed"] = noContext(st.tamperedCredential)
 	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
 
+	// What the caller sends the MCP server, and what the server does with it
+	// (authorization.1.2, 9.2, 10, 11.1; transport.1).
 	stepTable{
 		"the request that needs authorization":                                                      st.sendProtected,
 		"the request that needs more scope":                                                         st.sendScoped,
@@ -130,6 +130,7 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
 
+	// The protected resource metadata (discovery.1, discovery.2; RFC 9728).
 	stepTable{
 		"the way a client finds it":                                                 st.discoverMetadata,
 		"the way a client finds it, if any":                                         st.metadataIfAny,
@@ -144,6 +145,7 @@ func (st *authzState) register(sc stepContext) {
 		`'s scopes_supported does not name "offline_access"`:              func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
 	}.bind(sc, `^the metadata`, `$`, nil)
 
+	// The authorization server metadata (discovery.3; RFC 8414).
 	stepTable{
 		"the way a client finds it":                           st.foundAS,
 		"at the well-known URIs in the specification's order": st.discoverAS,
@@ -160,6 +162,7 @@ func (st *authzState) register(sc stepContext) {
 		" advertises authorization_response_iss_parameter_supported, if the authorization response carries iss": noContext(st.issAdvertisedWhenSent),
 	}.bind(sc, `^the authorization server metadata`, `$`, nil)
 
+	// Registration (authorization.5; RFC 7591).
 	stepTable{
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
@@ -170,6 +173,9 @@ func (st *authzState) register(sc stepContext) {
 		"answers 201 with a client_id": noContext(st.registrationAnswered),
 	}.bind(sc, `^the registration `, `$`, nil)
 
+	// The authorization endpoint (authorization.7.1, security.4, security.6):
+	// the requests the client sends, the controls that show the valid one
+	// works, and what the server and its response do.
 	stepTable{
 		"an authorization request without code_challenge": func(ctx context.Context) error {
 			return st.sendAuthorization(ctx, func(r *authcode.Request) { r.Challenge, r.Method = "", "" })
@@ -214,6 +220,9 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the authorization response`, `$`, nil)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
 
+	// The token endpoint (security.2, security.4, security.6): the flow a
+	// scenario builds on, the requests it changes, and what the endpoint
+	// answers.
 	stepTable{
 		"obtained an authorization code for an S256 code_challenge": hearing(st.codeIssued, st.hearAnswer),
 		"redeemed the code for a token":                             hearing(st.redeemedForToken, st.hearToken),
