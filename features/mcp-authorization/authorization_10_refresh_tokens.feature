@@ -7,8 +7,8 @@ Feature: authorization.10 Refresh tokens
 
   @SCOPE-2 @id:neither-challenge-nor-metadata-asks-offline-access
   Scenario: Neither the challenge nor the metadata asks for offline_access
-    Given the protected resource metadata a client finds, if any
+    Given the protected resource metadata, found the way a client finds it, if any
     Then the metadata's scopes_supported does not name "offline_access"
     Given an anonymous caller
     When the caller sends the request that needs authorization
-    Then the challenge's scope does not name "offline_access"
+    Then the Bearer challenge's scope does not name "offline_access"

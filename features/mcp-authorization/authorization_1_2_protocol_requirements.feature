@@ -10,4 +10,4 @@ Feature: authorization.1.2 Protocol requirements
 
   @AUTHZ-1 @id:server-requires-authorization-over-http-uses-mcp
   Scenario: A server that requires authorization over HTTP uses MCP authorization
-    Then a server that refuses the request that needs authorization does so as MCP authorization does
+    Then the server refuses the request that needs authorization, if at all, as MCP authorization does

@@ -8,39 +8,37 @@ Feature: authorization.7.1 The issuer in authorization responses
   request without code_challenge, or, from a server that checks PKCE only
   at the token endpoint, one with a response_type it cannot support.
 
+  Background:
+    Given a public client registered with the authorization server
+
   @ISS-3 @id:authorization-error-response-carries-iss
   Scenario: An authorization error response carries iss
-    Given a public client registered with the authorization server
     When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
-    Then the authorization server answers by redirecting to the redirect_uri with an error
-    And the authorization response carries iss
+    Given that the authorization server answers by redirecting to the redirect_uri with an error
+    Then the authorization response carries iss
 
   @ISS-1 @id:authorization-server-sends-iss-advertises
   Scenario: An authorization server that sends iss advertises it
-    Given a public client registered with the authorization server
     When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
-    Then the authorization server answers by redirecting to the redirect_uri with an error
-    And when the authorization response carries iss, the metadata advertises authorization_response_iss_parameter_supported
+    Given that the authorization server answers by redirecting to the redirect_uri with an error
+    Then the authorization server metadata advertises authorization_response_iss_parameter_supported, if the authorization response carries iss
 
   @ISS-2 @id:authorization-server-advertises-iss-names-itself-error
   Scenario: An authorization server that advertises iss names itself in an error response
-    Given the authorization server metadata advertises authorization_response_iss_parameter_supported
-    And a public client registered with the authorization server
+    Given that the authorization server metadata advertises authorization_response_iss_parameter_supported
     When the client sends an authorization request the server must refuse: without code_challenge, else with a response_type it does not support
-    Then the authorization server answers by redirecting to the redirect_uri with an error
-    And the authorization response's iss is the metadata's issuer
+    Given that the authorization server answers by redirecting to the redirect_uri with an error
+    Then the authorization response's iss is the metadata's issuer
 
   @ISS-2 @needs-authorization-approval @id:authorization-server-advertises-iss-names-itself-successful
   Scenario: An authorization server that advertises iss names itself in a successful response
-    Given the authorization server metadata advertises authorization_response_iss_parameter_supported
-    And a public client registered with the authorization server
-    When the client's authorization request is approved
+    Given that the authorization server metadata advertises authorization_response_iss_parameter_supported
+    When the client's valid authorization request is approved
     Then the authorization response carries a code
     And the authorization response's iss is the metadata's issuer
 
   @ISS-3 @needs-authorization-approval @id:successful-authorization-response-carries-iss
   Scenario: A successful authorization response carries iss
-    Given a public client registered with the authorization server
-    When the client's authorization request is approved
+    When the client's valid authorization request is approved
     Then the authorization response carries a code
     And the authorization response carries iss

@@ -22,7 +22,7 @@ Feature: authorization.9.2 Token handling
   Scenario Outline: A malformed token is refused: <token>
     Given a caller presenting the Authorization header "<header>"
     When the caller sends the request that needs authorization
-    Then the request is refused as malformed: 400 or 401, with a Bearer challenge
+    Then the server refuses the request as malformed: 400 or 401, with a Bearer challenge
 
     Examples:
       | token                                       | header                   |
@@ -31,7 +31,7 @@ Feature: authorization.9.2 Token handling
 
   @TOK-3 @needs-credential @id:token-server-never-issued-answers-401-bearer
   Scenario: A token the server never issued answers 401 with a Bearer challenge
-    Given the server serves the request that needs authorization with the target's credential
+    Given that the server serves the request that needs authorization with the target's credential
     And a caller presenting the Authorization header "Bearer conform-unknown-token-4c1d8e2b9a"
     When the caller sends the request that needs authorization
     Then the HTTP status is 401
@@ -39,15 +39,15 @@ Feature: authorization.9.2 Token handling
 
   @TOK-8 @needs-credential @id:server-s-own-token-one-character-changed
   Scenario: The server's own token with one character changed answers 401
-    Given the server serves the request that needs authorization with the target's credential
-    And a caller presenting the target's credential with one character changed
+    Given that the server serves the request that needs authorization with the target's credential
+    And a caller with the target's credential, one character changed
     When the caller sends the request that needs authorization
     Then the HTTP status is 401
     And the "WWW-Authenticate" header is a Bearer challenge
 
   @TOK-4 @needs-expired-token @needs-credential @id:expired-token-answers-401
   Scenario: An expired token answers 401
-    Given the server serves the request that needs authorization with the target's credential
+    Given that the server serves the request that needs authorization with the target's credential
     And a caller with an expired token
     When the caller sends the request that needs authorization
     Then the HTTP status is 401
@@ -55,7 +55,7 @@ Feature: authorization.9.2 Token handling
 
   @TOK-5 @needs-other-resource-token @needs-credential @id:token-issued-another-resource-answers-401
   Scenario: A token issued for another resource answers 401
-    Given the server serves the request that needs authorization with the target's credential
+    Given that the server serves the request that needs authorization with the target's credential
     And a caller with a token issued for another resource
     When the caller sends the request that needs authorization
     Then the HTTP status is 401
@@ -63,8 +63,8 @@ Feature: authorization.9.2 Token handling
 
   @TOK-7 @needs-credential @id:token-uri-query-string-ignored
   Scenario: A token in the URI query string is ignored
-    Given the server serves the request that needs authorization with the target's credential
-    And the server refuses the request that needs authorization without a token
+    Given that the server serves the request that needs authorization with the target's credential
+    And that the server refuses the request that needs authorization without a token
     And an anonymous caller
     When the caller sends the request that needs authorization with the target's credential in the URI query string
     Then the HTTP status is 401
@@ -73,7 +73,7 @@ Feature: authorization.9.2 Token handling
   Scenario: A valid token issued for the server is served
     Given a caller with the target's credential
     When the caller sends the request that needs authorization
-    Then the request is served: HTTP 2xx
+    Then the server serves the request: HTTP 2xx
 
   @CHAL-1 @id:challenge-request-without-token-names-scope-needs
   Scenario: The challenge to a request without a token names the scope it needs

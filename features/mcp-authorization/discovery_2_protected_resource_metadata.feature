@@ -19,12 +19,12 @@ Feature: discovery.2 Protected resource metadata discovery
     When the caller sends the request that needs authorization
     # A premise here: TOK-1 judges the status itself.
     Given that the HTTP status is 401
-    When a client fetches the metadata the challenge's resource_metadata names
+    And the protected resource metadata, found through the challenge's resource_metadata
     Then the metadata is a JSON object served with HTTP 200
     And the metadata's resource is the MCP endpoint's URL
 
   @PRM-4 @PRM-3 @id:metadata-well-known-uri-describes-resource-uri
   Scenario: The metadata at a well-known URI describes the resource the URI was built from
-    When a client tries the well-known URIs in order, the MCP endpoint's path first, then the root
+    Given the protected resource metadata, found at the first well-known URI that serves it, the MCP endpoint's path first
     Then the metadata is a JSON object served with HTTP 200
     And the metadata's resource is the identifier its well-known URI was built from

@@ -11,55 +11,52 @@ Feature: security.2 Refresh token rotation
   (or, for scope and resource, answered with no more than was granted), each
   judged after the same client's own refresh, made the same way, was served.
 
+  Background:
+    Given a public client registered with the authorization server
+
   @REFRESH-1 @needs-authorization-approval @id:refresh-answers-new-refresh-token
   Scenario: A refresh answers with a new refresh token
-    Given a public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a refresh token
+    Given the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a refresh token
     When the client refreshes with the refresh token
     Then the token endpoint issues an access token
     And the token response carries a refresh token other than the one presented
 
   @REFRESH-2 @needs-authorization-approval @id:refresh-token-used-once-refused-when-presented
   Scenario: A refresh token used once is refused when presented again
-    Given a public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a refresh token
-    And the client refreshed with the refresh token once
+    Given the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a refresh token
+    And that the client refreshed with the refresh token once
     When the client refreshes with the same refresh token again
     Then the token endpoint refuses the request
 
   @REFRESH-3 @needs-authorization-approval @id:refresh-token-used-only-client-was-issued
   Scenario: A refresh token is used only by the client it was issued to
-    Given a public client registered with the authorization server
-    And a second public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a refresh token
-    And the client's valid refresh obtains a token
-    When the second client refreshes with the refresh token
+    Given a second public client registered with the authorization server
+    And the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a refresh token
+    And that the client's valid refresh obtains a token
+    When the client refreshes with the refresh token as the second client
     Then the token endpoint refuses the request with "invalid_grant"
 
   @TOKLIFE-1 @needs-authorization-approval @id:token-response-says-how-long-access-token
   Scenario: A token response says how long the access token lives
-    Given a public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a token
+    Given the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a token
     Then the token response says how long the access token lives
 
   @REFRESH-4 @needs-authorization-approval @id:refresh-cannot-widen-scope-granted
   Scenario: A refresh cannot widen the scope granted
-    Given a public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a refresh token
-    And the client's valid refresh, asking for the scope granted, obtains a token
+    Given the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a refresh token
+    And that the client's valid refresh, asking for the scope granted, obtains a token
     When the client refreshes asking for a scope it was never granted
-    Then the refresh is refused, or issues no scope it was never granted
+    Then the token endpoint refuses the refresh, or issues no scope it was never granted
 
   @REFRESH-5 @needs-authorization-approval @id:refresh-cannot-obtain-token-resource-never-consented
   Scenario: A refresh cannot obtain a token for a resource never consented
-    Given a public client registered with the authorization server
-    And an authorization code issued to the client for an S256 code_challenge
-    And the client redeemed the code for a refresh token
-    And the client's valid refresh obtains a token
+    Given the client obtained an authorization code for an S256 code_challenge
+    And that the client redeemed the code for a refresh token
+    And that the client's valid refresh obtains a token
     When the client refreshes naming another resource than the MCP server
-    Then the refresh is refused, or issues a token that is not for that resource
+    Then the token endpoint refuses the refresh, or issues a token that is not for that resource

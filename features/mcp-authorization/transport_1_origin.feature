@@ -13,6 +13,7 @@ Feature: transport.1 Origin validation
   Scenario: A request with an invalid Origin answers 403 Forbidden
     Given a caller with the target's credential, or an anonymous caller when the profile has none
     When the caller sends a request the server answers on its own, without an Origin header
-    Then the reply is neither 401 nor 403, so the Origin alone can decide
+    # So that the Origin alone can decide:
+    Given that the server answers neither 401 nor 403
     When the caller sends the same request with the Origin "{mcp_authorization.invalid_origin}"
     Then the HTTP status is 403

@@ -155,8 +155,6 @@ type State struct {
 	// (hide), and moreSecrets a pack's own.
 	hidden      []string
 	moreSecrets func() []string
-	// authz is the scenario's state in the mcp-authorization pack.
-	authz authzState
 	// scenario is the scenario's name.
 	scenario string
 }
@@ -205,8 +203,7 @@ func Authorization(s *Suite) func(*godog.ScenarioContext) {
 
 // authorizationSteps binds the MCP authorization specification's own steps.
 func authorizationSteps(st *State, sc stepContext) {
-	st.registerAuthz(sc)
-	st.registerAuthzServer(sc)
+	(&authzState{State: st}).register(sc)
 }
 
 // initializer returns godog's scenario initializer for a suite and a pack's

@@ -1,0 +1,56 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// sendScoped sends the request that needs more scope than the limited
+// token has (the profile says so: mcp_authorization.scoped_request).
+func (st *authzState) sendScoped(ctx context.Context) error {
+	s := st.Target.Profile.MCPAuthorization.Scoped()
+	r := requestSpec{s.Method, s.Params}
+	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	return st.took(reply, err)
+}
+
+// limitedServed is SCOPE-1's premise: the limited token is one the server
+// accepts, shown by the request that needs authorization being served with
+// it; only then is a refusal of the request that needs more scope about the
+// scope. A 401 says the token is not valid here at all, which is no
+// insufficient scope.
+func (st *authzState) limitedServed(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 != 2 {
+		return st.skip(fmt.Sprintf("the limited token (mcp_authorization.limited_token_env) was not served the request that needs authorization (%s), "+
+			"so it is not shown to be a valid token of this server; set mcp_authorization.protected_request to a request the limited token may make", describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
+
+// refusedForScope: "Servers MUST return appropriate HTTP status codes for
+// authorization errors ... 403 Forbidden: Invalid scopes or insufficient
+// permissions" (authorization.11), and the resource server MUST ensure "that
+// its scope covers the requested resource" (OAuth 2.1 section 5). The
+// profile says the limited token lacks the scope the request needs: a 2xx,
+// whatever it carries, serves it.
+func (st *authzState) refusedForScope() error {
+	h, err := st.needLast()
+	if err != nil {
+		return err
+	}
+	switch h.status {
+	case http.StatusForbidden:
+		return nil
+	case http.StatusUnauthorized:
+		return st.skip("the server refused the limited token 401 for this request, as an invalid token rather than one without the scope; " +
+			"check mcp_authorization.limited_token_env and mcp_authorization.scoped_request")
+	}
+	return st.depart("HTTP status for a token without the scope the request needs (authorization.11, OAuth 2.1 5)", "403", h.describe(), h.lastExchange())
+}

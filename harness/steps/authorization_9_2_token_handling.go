@@ -1,0 +1,247 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+func (st *authzState) sendProtected(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	return st.took(reply, err)
+}
+
+// withExpiredToken presents the profile's expired token, unless it is a
+// readable JWT whose exp is still ahead: then it has not expired, and the
+// scenario's premise is false.
+func (st *authzState) withExpiredToken() error {
+	token := st.Target.Tokens.Expired
+	if exp, ok := jwtExpiry(token); ok && exp.After(time.Now()) {
+		return st.skip(fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
+			exp.UTC().Format(time.RFC3339)))
+	}
+	return st.withToken(token, "expired-token")
+}
+
+// jwtExpiry reads the exp claim of a token that is a JWT with a readable
+// payload (RFC 7519 4.1.4); ok is false for any other token.
+func jwtExpiry(token string) (time.Time, bool) {
+	claims, ok := oauthclient.Claims(token)
+	exp, isNumber := claims["exp"].(float64)
+	if !ok || !isNumber {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(exp), 0), true
+}
+
+func (st *authzState) withToken(token, capability string) error {
+	if token == "" {
+		return st.skip(st.Target.Lacks(capability))
+	}
+	st.auth = "Bearer " + token
+	return nil
+}
+
+// served is TOK-6: the credential issued for the server is served, which
+// the refusals of TOK-3 to TOK-5 need as their control. A 403 (insufficient
+// permissions, authorization.11) leaves it not run: the credential may lack
+// what this request needs.
+func (st *authzState) served() error {
+	h, err := st.needLast()
+	if err != nil {
+		return err
+	}
+	switch {
+	case h.status == http.StatusForbidden:
+		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
+			": set mcp_authorization.protected_request to a request the credential may make")
+	case h.status/100 != 2:
+		return st.depart("HTTP status", "the request served with a 2xx", h.describe(), h.lastExchange())
+	}
+	return nil
+}
+
+// controlServed is the positive control of a refusal: the same request with
+// the credential the server issued is served, so a refusal of another token
+// is known to be about the token. When it is not, the scenario is not run
+// (TOK-6 judges the credential's own answer).
+func (st *authzState) controlServed(ctx context.Context) error {
+	if st.Target.Credential == "" {
+		return st.skip(st.Target.Lacks("credential") + ": a refusal is judged only after the valid request was shown to be served")
+	}
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "Bearer "+st.Target.Credential, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 != 2 {
+		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
+			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
+			describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
+
+// sendWithQueryToken sends the request that needs authorization with the
+// target's credential only in the URI query, as access_token (RFC 6750's
+// query form, which OAuth 2.1 removed): resource servers "MUST ignore access
+// tokens in a URI query parameter" (OAuth 2.1 section 5.1).
+func (st *authzState) sendWithQueryToken(ctx context.Context) error {
+	client, err := st.queryTokenClient()
+	if err != nil {
+		return err
+	}
+	r := st.protected()
+	reply, err := client.Call(ctx, "", r.Method, st.protectedParams(r))
+	return st.took(reply, err)
+}
+
+// tamperedCredential presents the target's credential with one character in
+// the middle of its last dot-separated part changed: for a signed token that
+// is its signature, and in the middle every bit of a base64 character
+// counts, so the token is no longer the one issued.
+func (st *authzState) tamperedCredential() error {
+	c := st.Target.Credential
+	if c == "" {
+		return st.skip(st.Target.Lacks("credential"))
+	}
+	start := strings.LastIndex(c, ".") + 1
+	if start >= len(c) {
+		start = 0
+	}
+	i := start + (len(c)-start)/2
+	b := []byte(c)
+	if b[i] == 'A' {
+		b[i] = 'Q'
+	} else {
+		b[i] = 'A'
+	}
+	st.auth = "Bearer " + string(b)
+	return nil
+}
+
+// challengeToRead returns the last reply and its Bearer challenge, and
+// leaves a check of what the challenge says not run when there is no Bearer
+// challenge with auth-params to read: TOK-1 to TOK-3 judge that, once.
+func (st *authzState) challengeToRead() (*heard, *wire.Challenge, error) {
+	h, err := st.needLast()
+	if err != nil {
+		return nil, nil, err
+	}
+	c := bearerIn(h.header.Values("WWW-Authenticate"))
+	if c == nil || len(c.Params) == 0 {
+		return nil, nil, st.skip("the 401 carries no Bearer challenge with auth-params to read (TOK-1 to TOK-3 judge the challenge)")
+	}
+	return h, c, nil
+}
+
+// challengeSays judges what the Bearer challenge of the last reply says:
+// that it names a scope, carries no error, carries the error errCode, or
+// leaves out the scope lacks.
+func (st *authzState) challengeSays(what, errCode, lacks string) error {
+	switch {
+	case what == "names a scope":
+		return st.challengeNamesScope()
+	case what == "carries no error":
+		return st.challengeWithoutError()
+	case errCode != "":
+		return st.challengeError(errCode)
+	}
+	return st.challengeScopeLacks(lacks)
+}
+
+// refusedWithoutToken is the premise of TOK-7: the request is refused when
+// it carries no token at all, so serving it with a token in the query
+// could only be the query's doing. TOK-1 judges a server that serves it.
+func (st *authzState) refusedWithoutToken(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "", r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("the request that needs authorization was served without any token (%s), which TOK-1 judges", describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
+
+// challengeNamesScope: MCP servers "SHOULD include a scope parameter in the
+// WWW-Authenticate header" (authorization, Scope Selection Strategy).
+func (st *authzState) challengeNamesScope() error {
+	h, c, err := st.challengeToRead()
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(c.Params["scope"]) == "" {
+		return st.depart("WWW-Authenticate header (authorization, Scope Selection Strategy)", "a Bearer challenge with a scope",
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
+	}
+	return nil
+}
+
+// challengeError: a request that carried a token that failed SHOULD get the
+// error attribute (RFC 6750 section 3), invalid_token for a token that is
+// invalid (OAuth 2.1 section 5.3.2).
+func (st *authzState) challengeError(want string) error {
+	h, c, err := st.challengeToRead()
+	if err != nil {
+		return err
+	}
+	if got := c.Params["error"]; got != want {
+		return st.depart("error of the Bearer challenge (RFC 6750 3, OAuth 2.1 5.3.2)", fmt.Sprintf("error=%q", want),
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
+	}
+	return nil
+}
+
+// challengeWithoutError: "If the request lacks any authentication
+// information ... the resource server SHOULD NOT include an error code or
+// other error information" (OAuth 2.1 section 5.3.2).
+func (st *authzState) challengeWithoutError() error {
+	h, c, err := st.challengeToRead()
+	if err != nil {
+		return err
+	}
+	if e := c.Params["error"]; e != "" {
+		return st.depart("Bearer challenge to a request without a token (OAuth 2.1 5.3.2)", "no error code",
+			strings.Join(h.header.Values("WWW-Authenticate"), ", "), h.lastExchange())
+	}
+	return nil
+}
+
+// refusedAsMalformed: RFC 6750 3.1 answers a malformed request
+// invalid_request, which SHOULD be 400, while MCP's authorization.11 lists
+// 401 for an invalid token; either is a refusal. Either carries the Bearer
+// challenge: the resource server "MUST include the HTTP WWW-Authenticate
+// response header field" when the request "does not contain an access token
+// that enables access" (OAuth 2.1 section 5.3.1), by the Bearer scheme's own
+// rule (bearerChallenge).
+func (st *authzState) refusedAsMalformed() error {
+	h, err := st.needLast()
+	if err != nil {
+		return err
+	}
+	switch h.status {
+	case http.StatusBadRequest, http.StatusUnauthorized:
+		return st.bearerChallenge("WWW-Authenticate", "", "")
+	}
+	return st.depart("HTTP status (RFC 6750 3.1, authorization.11)", "400 or 401", h.describe(), h.lastExchange())
+}
+
+// withOtherResourceToken presents the profile's token issued for another
+// resource, unless the pre-flight could not show it bound to that resource.
+func (st *authzState) withOtherResourceToken() error {
+	if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
+		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
+			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
+	}
+	return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
+}

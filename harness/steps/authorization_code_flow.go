@@ -1,0 +1,356 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+// asFlow is one scenario's progress through the authorization code flow.
+type asFlow struct {
+	md       *oauthclient.ServerMetadata
+	clientID string
+	// resp is the last authorization response.
+	resp   *authorizeAnswer
+	code   string
+	verify string
+	// token is the last token endpoint answer.
+	token *oauthclient.Reply
+	// refresh is the refresh token first issued.
+	refresh string
+	// scope is what the client asks for (scopeChoice).
+	scope string
+	// sent is the last authorization request the scenario changed itself.
+	sent oauthclient.AuthorizationRequest
+	// second is the second client, when the scenario has one.
+	second string
+}
+
+// scopeChoice is the scope the run's authorization requests ask for, chosen
+// once as MCP's Scope Selection Strategy says a client chooses it: the
+// profile's mcp_authorization.scope, else the 401 challenge's scope, else
+// every scope of the protected resource metadata's scopes_supported, else
+// none.
+type scopeChoice struct {
+	once  sync.Once
+	value string
+}
+
+func (st *authzState) chooseScope(ctx context.Context) string {
+	c := &st.Suite.scope
+	c.once.Do(func() {
+		if s := st.Target.Profile.MCPAuthorization.Scope; s != "" {
+			c.value = s
+			return
+		}
+		r, err := st.MCP.Call(ctx, "", st.protected().Method, st.protectedParams(st.protected()))
+		if err != nil || r.Status != http.StatusUnauthorized {
+			return
+		}
+		_, c.value, _ = oauthclient.FollowChallenge(ctx, st.Target.HTTP, st.endpoint(), r.Status, r.Header.Values("WWW-Authenticate"))
+	})
+	return c.value
+}
+
+// authorizeAnswer is what the authorization endpoint did with a request.
+type authorizeAnswer struct {
+	status   int
+	location string
+	// redirected is true when the answer sent the user agent to the
+	// request's redirect_uri; params are its query then.
+	redirected bool
+	params     url.Values
+	ex         wire.Exchange
+	// approvalErr is why the approval command, handed a page, failed: the
+	// server may have refused the request after a sign-in, or the command
+	// may have failed on its own.
+	approvalErr error
+	// allowOrigin is the answer's Access-Control-Allow-Origin.
+	allowOrigin []string
+}
+
+// stateSent is the state of every authorization request: characters that
+// need encoding in a query, so that echoing it "exactly" (OAuth 2.1 4.1.2)
+// is seen, and only visible ASCII and space, the syntax RFC 6749 (appendix
+// A.5, VSCHAR) gives state.
+const stateSent = "conform state/+&=%~"
+
+// request is a valid authorization request of the scenario's client.
+func (st *authzState) request() (oauthclient.AuthorizationRequest, string) {
+	verifier, challenge := oauthclient.PKCE()
+	return oauthclient.AuthorizationRequest{
+		Endpoint: st.authz.as.md.String("authorization_endpoint"), ClientID: st.authz.as.clientID,
+		RedirectURI: st.redirectURI(), Challenge: challenge, Method: "S256", State: stateSent,
+		Resource: st.endpoint(), Scope: st.authz.as.scope,
+	}, verifier
+}
+
+// sendAuthorization sends an authorization request the harness changed
+// itself, without a person: a server refuses a bad request before it asks
+// anyone (OAuth 2.1 section 4.1.2.1), so the answer is read as is. Only a
+// page that may be a consent page is handed to the approval command.
+func (st *authzState) sendAuthorization(ctx context.Context, change func(*oauthclient.AuthorizationRequest)) error {
+	req, _ := st.request()
+	change(&req)
+	st.authz.as.sent = req
+	u, err := req.URL()
+	if err != nil {
+		return err
+	}
+	a, err := st.openAuthorization(ctx, u, "")
+	if err != nil {
+		return err
+	}
+	if a.status/100 == 3 && a.location != "" {
+		if r, err := oauthclient.ReadRedirect(a.location, req.RedirectURI); err == nil && r.ToRedirectURI {
+			a.redirected, a.params = true, r.Params
+		}
+	}
+	// A page, or a redirect elsewhere (a login page), may lead to consent:
+	// only the approval command can say where it ends.
+	if !a.redirected && (a.status == http.StatusOK || a.status/100 == 3) && st.Target.ApproveAuthorization != nil {
+		loc, err := st.Target.ApproveAuthorization(ctx, u)
+		if err != nil {
+			a.approvalErr = err
+		} else if r, err := oauthclient.ReadRedirect(loc, req.RedirectURI); err == nil && r.ToRedirectURI {
+			a.redirected, a.params, a.location = true, r.Params, loc
+		}
+	}
+	st.authz.as.resp = a
+	return nil
+}
+
+// openAuthorization opens an authorization URL as a user agent would, with
+// an Origin header when origin is not "", and follows no redirect: the
+// answer is read as the server gave it.
+func (st *authzState) openAuthorization(ctx context.Context, u, origin string) (*authorizeAnswer, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if origin != "" {
+		hreq.Header.Set("Origin", origin)
+	}
+	return st.askAuthorization(hreq)
+}
+
+// askAuthorization sends a request to the authorization endpoint and
+// follows no redirect.
+func (st *authzState) askAuthorization(hreq *http.Request) (*authorizeAnswer, error) {
+	noFollow := *st.Target.HTTP
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noFollow.Do(hreq)
+	if err != nil {
+		return nil, st.depart("an HTTP response from the authorization endpoint", "a response", err.Error(), wire.Record(hreq, nil, nil, nil, err))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxDocument))
+	a := &authorizeAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), ex: wire.Record(hreq, nil, resp, body, nil),
+		allowOrigin: resp.Header.Values("Access-Control-Allow-Origin")}
+	if a.location != "" {
+		if loc, err := resp.Location(); err == nil {
+			a.location = loc.String()
+		}
+	}
+	return a, nil
+}
+
+func (st *authzState) needAnswer() (*authorizeAnswer, error) {
+	if st.authz.as.resp == nil {
+		return nil, fmt.Errorf("no authorization request sent yet")
+	}
+	return st.authz.as.resp, nil
+}
+
+func (a *authorizeAnswer) describe() string {
+	switch {
+	case a.redirected:
+		return "a redirect to " + a.location
+	case a.location != "":
+		return fmt.Sprintf("HTTP %d to %s", a.status, a.location)
+	}
+	return fmt.Sprintf("HTTP %d", a.status)
+}
+
+// approveAuthorization sends a valid request through the approval command.
+// What the command hands back is the person's decision, not the server's:
+// when it is no redirect to the redirect_uri, or a refusal by the person
+// (access_denied, OAuth 2.1 section 4.1.2.1), nothing was approved, and the
+// scenario is not run, quoting what came back.
+func (st *authzState) approveAuthorization(ctx context.Context) error {
+	if st.Target.ApproveAuthorization == nil {
+		return st.skip(st.Target.Lacks("authorization-approval"))
+	}
+	req, verifier := st.request()
+	r, err := oauthclient.Authorize(ctx, st.Target.ApproveAuthorization, req)
+	if err != nil {
+		return st.skip("the approval command (oauth.authorization_approval_command) could not complete the authorization: " + err.Error())
+	}
+	if !r.ToRedirectURI {
+		return st.skip(fmt.Sprintf("the approval command (oauth.authorization_approval_command) handed back %q, not a redirect to the redirect_uri %s, so the request was not approved", r.Location, req.RedirectURI))
+	}
+	switch e := r.Params.Get("error"); e {
+	case "":
+	case "access_denied":
+		return st.skip(fmt.Sprintf("the authorization was denied (%s), so the request was not approved: the approval command (oauth.authorization_approval_command) must approve it", r.Location))
+	default:
+		// The valid request the scenario needs could not be had: a set-up
+		// the profile may mend, never the requirement's failure.
+		return st.skip(fmt.Sprintf("the authorization server refused the valid authorization request with %s (%s), so the flow this check needs could not be set up; %s",
+			e, r.Params.Get("error_description"), st.remedyFor(e)))
+	}
+	st.authz.as.resp = &authorizeAnswer{location: r.Location, redirected: r.ToRedirectURI, params: r.Params}
+	st.authz.as.verify = verifier
+	return nil
+}
+
+// remedyFor names the profile key that may mend an authorization error,
+// and says when the authorization server serves confidential clients only.
+func (st *authzState) remedyFor(code string) string {
+	if md := st.authz.as.md; md != nil && st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
+		if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.Contains(methods, "none") {
+			return fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported %q lacks none, so it serves confidential clients only: "+
+				"set mcp_authorization.client_id to a client registered with redirect_uri %s and mcp_authorization.client_secret_env to the variable holding its secret",
+				methods, st.redirectURI())
+		}
+	}
+	switch code {
+	case "invalid_scope":
+		return "set mcp_authorization.scope to a scope the authorization server grants this client"
+	case "invalid_target":
+		return "the authorization server refuses the resource the suite sends (the MCP endpoint's URL); check the target URL"
+	case "unauthorized_client", "invalid_client":
+		return "set mcp_authorization.client_id to a client the authorization server lets use the authorization code grant"
+	}
+	return "check mcp_authorization.client_id, mcp_authorization.scope and mcp_authorization.redirect_uri"
+}
+
+// redeemedForToken is the valid redemption a scenario builds on: when it
+// fails, the flow could not be set up and the scenario is not run.
+func (st *authzState) redeemedForToken(ctx context.Context) error {
+	if err := st.redeem(ctx, nil); err != nil {
+		return err
+	}
+	return st.setUp(st.authz.as.token, "redeeming the code the valid way")
+}
+
+// setUp leaves the scenario not run when a token request the scenario
+// needed to succeed did not: it quotes the answer and what may mend it.
+func (st *authzState) setUp(r *oauthclient.Reply, what string) error {
+	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+		return nil
+	}
+	e, _ := r.String("error")
+	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), st.remedyFor(e)))
+}
+
+func (st *authzState) codeIssued(ctx context.Context) error {
+	if err := st.approveAuthorization(ctx); err != nil {
+		return err
+	}
+	if err := st.responseCarriesCode(); err != nil {
+		return err
+	}
+	st.authz.as.code = st.authz.as.resp.params.Get("code")
+	return nil
+}
+
+func (st *authzState) redeem(ctx context.Context, change func(url.Values)) error {
+	as := &st.authz.as
+	if err := st.needCode(); err != nil {
+		return err
+	}
+	form := oauthclient.CodeForm(as.code, as.clientID, st.redirectURI(), as.verify, st.endpoint())
+	if change != nil {
+		change(form)
+	}
+	return st.tokenRequest(ctx, form)
+}
+
+// tokenRequest sends a token request of the scenario's client, with the
+// profile's secret when it gives one.
+func (st *authzState) tokenRequest(ctx context.Context, form url.Values) error {
+	return st.sendToken(ctx, form, oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret()))
+}
+
+// sendToken sends a token request authenticated with secret; the second
+// client, a public one the run registered, has none.
+func (st *authzState) sendToken(ctx context.Context, form url.Values, secret oauthclient.Secret) error {
+	endpoint := st.authz.as.md.String("token_endpoint")
+	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	if err != nil {
+		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
+	}
+	st.authz.as.token = r
+	if tok, _ := r.String("access_token"); tok != "" {
+		st.hide(tok)
+	}
+	return nil
+}
+
+// flowControl is the run's positive control of the authorization server's
+// refusals: the valid authorization request of the client the scenarios use,
+// approved and its code redeemed the valid way, once per run.
+type flowControl struct {
+	mu   sync.Mutex
+	done bool
+	// why is why the control could not be shown, "" when it was.
+	why string
+}
+
+// controlFlow judges a refusal only after the same client, scope and
+// redirect URI obtained a code and a token the valid way in the same run;
+// when that cannot be shown, the refusal would mean nothing and the scenario
+// is not run.
+func (st *authzState) controlFlow(ctx context.Context) error {
+	c := &st.Suite.control
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done {
+		c.why = st.runControl(ctx)
+		c.done = true
+	}
+	if c.why != "" {
+		return st.skip("the positive control failed, so a refusal would mean nothing: " + c.why)
+	}
+	return nil
+}
+
+// runControl runs the valid flow, leaving the scenario's own progress as it
+// was, and says why it could not be completed ("" when it was). Its
+// not-run reasons go to the caller's reason, not to the scenario.
+func (st *authzState) runControl(ctx context.Context) string {
+	saved := st.authz.as
+	defer func() { st.authz.as = saved }()
+	probe := &authzState{State: &State{Suite: st.Suite, pickleID: st.pickleID + "#control", vars: map[string]string{}}}
+	probe.authz.as = saved
+	if err := probe.codeIssued(ctx); err != nil {
+		return probe.reasonOf(err)
+	}
+	if err := probe.redeemedForToken(ctx); err != nil {
+		return probe.reasonOf(err)
+	}
+	return ""
+}
+
+// reasonOf is what a step's error says: the reason it gave for not running,
+// or the error itself.
+func (st *authzState) reasonOf(err error) string {
+	if r, ok := st.Notes.SkipReason(st.pickleID); ok {
+		return r
+	}
+	return err.Error()
+}
+
+// requestURL is the run's valid authorization request as a URL.
+func (st *authzState) requestURL() (string, error) {
+	req, _ := st.request()
+	return req.URL()
+}

@@ -1,0 +1,191 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/wire"
+)
+
+func (st *authzState) asMethodListed(method string) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(md.Strings("code_challenge_methods_supported"), method) {
+		return st.depart("code_challenge_methods_supported (security.4)", "a list including "+method,
+			wire.JSONText(md.Reply.JSON["code_challenge_methods_supported"]), md.Reply.Exchange)
+	}
+	return nil
+}
+
+func (st *authzState) asMethodNotListed(method string) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if slices.Contains(md.Strings("code_challenge_methods_supported"), method) {
+		return st.skip("the metadata lists " + method + " among code_challenge_methods_supported, and OAuth 2.1 lets a server that lists it accept it")
+	}
+	return nil
+}
+
+// authorizationRefused: a refusal is a redirect to the redirect_uri with
+// error (OAuth 2.1 section 4.1.2.1), or an error status; a code is an
+// acceptance. A page the harness cannot follow without the approval command
+// leaves the scenario not run.
+func (st *authzState) authorizationRefused() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.redirected && a.params.Get("code") != "":
+		return st.depart("authorization response", "a refusal (error=invalid_request)", "a code: "+a.location, a.ex)
+	case a.redirected && a.params.Get("error") != "":
+		return nil
+	case a.status >= 400 && a.status < 500:
+		return nil
+	case a.approvalErr != nil:
+		// Whether the server refused after a sign-in or the command failed
+		// on its own cannot be told apart.
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v", a.describe(), a.approvalErr))
+	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
+	}
+	return st.depart("authorization response", "a refusal: a redirect to the redirect_uri with error, or a 4xx", a.describe(), a.ex)
+}
+
+func (st *authzState) tokenIssued() error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
+	if tok, _ := r.String("access_token"); r.Status != http.StatusOK || tok == "" {
+		return st.depart("token response (OAuth 2.1 3.2.3)", "HTTP 200 with an access_token", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+func (st *authzState) tokenRefused(code string) error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
+	got, _ := r.String("error")
+	want := "an error response (HTTP 400 with error)"
+	if code != "" {
+		want = fmt.Sprintf("HTTP 400 with error %q", code)
+	}
+	if got == "invalid_client" {
+		// The client, not the request under test, was refused: a set-up
+		// the profile may mend (OAuth 2.1 3.2.4, client authentication).
+		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), st.remedyFor(got)))
+	}
+	if r.Status < 400 || r.Status >= 500 || got == "" || (code != "" && got != code) {
+		return st.depart("token response (OAuth 2.1 3.2.4)", want, describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// tokenResponseSafe: the token response names its token_type (REQUIRED)
+// and carries Cache-Control: no-store (OAuth 2.1 3.2.3: "The authorization
+// server MUST include the HTTP Cache-Control response header field ... with
+// a value of no-store in any response containing tokens").
+func (st *authzState) tokenResponseSafe() error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
+	var missing []string
+	if tt, _ := r.String("token_type"); tt == "" {
+		missing = append(missing, "token_type")
+	}
+	noStore := false
+	for _, v := range r.Header.Values("Cache-Control") {
+		for d := range strings.SplitSeq(v, ",") {
+			noStore = noStore || strings.EqualFold(strings.TrimSpace(d), "no-store")
+		}
+	}
+	if !noStore {
+		missing = append(missing, "Cache-Control: no-store")
+	}
+	if len(missing) > 0 {
+		return st.depart("token response (OAuth 2.1 3.2.3)", "token_type and Cache-Control: no-store", "no "+strings.Join(missing, ", no "), r.Exchange)
+	}
+	return nil
+}
+
+// authorizationErrorIs: "If the server does not support the requested
+// code_challenge_method transformation, the authorization endpoint MUST
+// return the authorization error response with error value set to
+// invalid_request" (OAuth 2.1 4.1.2.1). A code issued instead is redeemed
+// with the challenge as its verifier: refused, the method was ignored, a
+// departure; served, the server supports plain, which OAuth 2.1 4.1.1 lets
+// a client learn of out of band, so the sentence does not bind it and the
+// scenario is not run, its metadata's silence notwithstanding.
+func (st *authzState) authorizationErrorIs(ctx context.Context, want string) error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	const check = "authorization error response (OAuth 2.1 4.1.2.1)"
+	expected := fmt.Sprintf("a redirect to the redirect_uri with error=%s", want)
+	switch {
+	case a.redirected && a.params.Get("error") == want:
+		return nil
+	case a.redirected && a.params.Get("error") != "":
+		return st.depart(check, expected, a.describe(), a.ex)
+	case a.redirected && a.params.Get("code") != "":
+		as := &st.authz.as
+		form := oauthclient.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
+		how := "the code was not redeemed"
+		secret := oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
+		if r, err := secret.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
+			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+				return st.skip("the authorization server supports plain, though its code_challenge_methods_supported does not list it: " +
+					"the code it issued was redeemed with code_verifier equal to the challenge, and OAuth 2.1 4.1.2.1 asks invalid_request only of a server that does not support the method")
+			}
+			how = fmt.Sprintf("its code was refused with code_verifier equal to the challenge (%s), so the method was ignored", describeOAuth(r))
+		}
+		return st.depart(check, expected, "a code: "+a.location+"; "+how, a.ex)
+	case a.approvalErr != nil:
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v", a.describe(), a.approvalErr))
+	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
+		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
+	}
+	return st.depart(check, expected, a.describe(), a.ex)
+}
+
+// redeemAsSecond redeems the client's code as the second client, which it
+// was not issued to.
+func (st *authzState) redeemAsSecond(ctx context.Context) error {
+	as := &st.authz.as
+	if err := st.needCode(); err != nil {
+		return err
+	}
+	return st.sendToken(ctx, oauthclient.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
+}
+
+// needCode is the harness error of a scenario that redeems a code before
+// it has one.
+func (st *authzState) needCode() error {
+	if st.authz.as.code == "" {
+		return fmt.Errorf("no authorization code yet")
+	}
+	return nil
+}
+
+// tokenRefusal judges a refused token request: any refusal, one with the
+// error code, or, when the request may also be served, a refusal's code
+// only (refusalIs).
+func (st *authzState) tokenRefusal(code, ifAtAll string) error {
+	if ifAtAll != "" {
+		return st.refusalIs(ifAtAll)
+	}
+	return st.tokenRefused(code)
+}

@@ -1,0 +1,45 @@
+package steps
+
+import (
+	"context"
+	"net/http"
+)
+
+func (st *authzState) credentialOrAnonymous() error {
+	st.auth = ""
+	if st.Target.Credential != "" {
+		st.auth = "Bearer " + st.Target.Credential
+	}
+	return nil
+}
+
+// probeWithOrigin sends the lone request any MCP server answers on its own,
+// without a session or a request before it (server/discover in 2026-07-28,
+// initialize in earlier revisions), with an Origin header when origin is
+// not "".
+func (st *authzState) probeWithOrigin(ctx context.Context, origin string) error {
+	origin, err := st.expand(origin)
+	if err != nil {
+		return err
+	}
+	extra := http.Header{}
+	if origin != "" {
+		extra.Set("Origin", origin)
+	}
+	r, err := st.MCP.Probe(ctx, st.auth, extra)
+	return st.took(r, err)
+}
+
+func (st *authzState) originControl() error {
+	h, err := st.needLast()
+	if err != nil {
+		return err
+	}
+	switch h.status {
+	case http.StatusUnauthorized:
+		return st.skip("without a token the server answers 401 before it looks at the Origin: set credential_env so the Origin alone decides")
+	case http.StatusForbidden:
+		return st.skip("the server answers 403 even without an Origin header, so a 403 with one would not show Origin validation")
+	}
+	return nil
+}
