@@ -283,7 +283,7 @@ var _ = Describe("conform run", func() {
 		Expect(strings.Count(stderr(s), "\n")).To(BeNumerically("<=", 8), stderr(s))
 		Expect(strings.Count(stderr(s), "does not answer as an agent-facing tool host")).To(Equal(1))
 		Expect(s.Err).To(gbytes.Say(`sent: +POST ` + web.URL + `/mcp .*"method":"tools/list"`))
-		Expect(s.Err).To(gbytes.Say(`received: +HTTP 200 with body "<html><body>It works!</body></html>"`))
+		Expect(s.Err).To(gbytes.Say(`received: +HTTP 200 with a text/html body "<html><body>It works!</body></html>"`))
 		Expect(s.Err).To(gbytes.Say(`check the URL .* and ` + web.URL + `/.well-known/mcp.json`))
 	})
 

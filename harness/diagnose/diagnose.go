@@ -292,6 +292,9 @@ func (w *walk) reachable(ctx context.Context) ([]string, *Verdict, error) {
 		}, nil
 	}
 	w.observe(1, last(r), "anonymous tools/list %s", answered(r))
+	if challenged(r) {
+		return w.authorizedList(ctx)
+	}
 	if err := w.discovery(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -299,6 +302,53 @@ func (w *walk) reachable(ctx context.Context) ([]string, *Verdict, error) {
 		Step:    1,
 		Summary: fmt.Sprintf("the host at %s is unreachable or is not this kind of host: anonymous tools/list did not answer 200", w.base),
 		Remedy:  w.checkURL(),
+	}, nil
+}
+
+// challenged is whether a reply is a protected resource's refusal: 401 or
+// 403 with a Bearer challenge (RFC 6750 section 3).
+func challenged(r reply) bool {
+	if r.failed != nil || (r.Status != http.StatusUnauthorized && r.Status != http.StatusForbidden) {
+		return false
+	}
+	for _, v := range r.Header.Values("WWW-Authenticate") {
+		for _, c := range wire.ParseChallenges(v) {
+			if strings.EqualFold(c.Scheme, "Bearer") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// authorizedList is step 1 for a server whose tools/list needs a token,
+// which no host of the source's kind is (source 5.3 lets every caller list
+// tools): with the caller's credential the list is asked again and the
+// diagnosis goes on; without one, the verdict says the server needs
+// authorization and how to give conform a credential.
+func (w *walk) authorizedList(ctx context.Context) ([]string, *Verdict, error) {
+	if w.auth != "" {
+		r, err := w.callMCP(ctx, w.auth, "tools/list", map[string]any{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if names, lerr := r.ToolNames(); r.Status == http.StatusOK && lerr == nil {
+			w.observe(1, last(r), "tools/list with the credential answered HTTP 200 with %d tools: the server lists tools only to callers with a token, which the source's hosts never ask (source 5.3)", len(names))
+			return names, nil, nil
+		}
+		w.observe(1, last(r), "tools/list with the credential %s", answered(r))
+		return nil, &Verdict{
+			Step:    1,
+			Summary: fmt.Sprintf("the server at %s needs authorization even to list tools, and refuses the credential given too", w.base),
+			Remedy:  "give a credential the server's authorization server issued for it: " + w.rerun("--credential-env", "VAR") + ", or sign in once with `conform login --target " + w.base + "`",
+		}, nil
+	}
+	return nil, &Verdict{
+		Step: 1,
+		Summary: fmt.Sprintf("the server at %s needs authorization even to list tools (anonymous tools/list answered a Bearer challenge), which the source's hosts never ask (source 5.3): "+
+			"it is another kind of MCP server, or it wants a credential first", w.base),
+		Remedy: "give conform a credential: " + w.rerun("--credential-env", "VAR") + " with VAR holding a token the server's authorization server issued, or sign in once with `conform login --target " + w.base +
+			"`; to judge the server's authorization itself, run `conform run --spec mcp-authorization --target " + w.base + "/mcp`",
 	}, nil
 }
 
@@ -328,7 +378,9 @@ func (w *walk) fetch(ctx context.Context, step int, raw string) error {
 	case r.JSON != nil:
 		w.observe(step, &r.Exchange, "GET %s answered HTTP %d with a JSON object", raw, r.Status)
 	default:
-		w.observe(step, &r.Exchange, "GET %s answered HTTP %d (%s)", raw, r.Status, bodyKind(r.Header, r.Body))
+		a := r.Answer()
+		a.ContentType = wire.MediaType(r.Header.Get("Content-Type"))
+		w.observe(step, &r.Exchange, "GET %s answered %s", raw, wire.Describe(a))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/diagnose"
+	"github.com/conform-mcp/conform/harness/fakeauthz"
 )
 
 // run diagnoses in against the fake host and renders the report.
@@ -75,7 +76,7 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			Expect(rep.Verdict.Gate).To(Equal(diagnose.NoGate))
 			Expect(rep.Observations).To(HaveLen(2))
 			Expect(rep.Observations[0].What).To(ContainSubstring("answered HTTP 404 with a text/html body"))
-			Expect(rep.Observations[1].What).To(Equal("GET " + s.URL + "/.well-known/mcp.json answered HTTP 404 (a text/html body \"<html>nope</html>\")"))
+			Expect(rep.Observations[1].What).To(Equal("GET " + s.URL + "/.well-known/mcp.json answered HTTP 404 with a text/html body \"<html>nope</html>\""))
 			Expect(rep.Observations[1].Exchange.Status).To(Equal(http.StatusNotFound))
 			Expect(text).To(ContainSubstring("step 1  GET " + s.URL + "/.well-known/mcp.json answered HTTP 404"))
 			Expect(text).To(ContainSubstring("not this kind of host"))
@@ -418,5 +419,29 @@ var _ = Describe("Diagnose, walking source section 7.5", func() {
 			_, err := diagnose.Diagnose(ctx, diagnose.Input{Target: "http://127.0.0.1:1", Tool: "afs_read"})
 			Expect(err).To(MatchError(context.Canceled))
 		})
+	})
+})
+
+var _ = Describe("Diagnose, on a server whose tools/list needs a token", func() {
+	It("says the server needs authorization and how to give conform a credential", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		rep, text := run(diagnose.Input{Target: h.RS.URL, Tool: "echo"})
+		Expect(rep.Verdict.Step).To(Equal(1))
+		Expect(rep.Verdict.Summary).To(ContainSubstring("needs authorization even to list tools"))
+		Expect(rep.Verdict.Summary).NotTo(ContainSubstring("unreachable"))
+		Expect(rep.Verdict.Remedy).To(ContainSubstring("--credential-env VAR"))
+		Expect(rep.Verdict.Remedy).To(ContainSubstring("conform login --target " + h.RS.URL))
+		Expect(rep.Verdict.Remedy).To(ContainSubstring("--spec mcp-authorization"))
+		Expect(text).To(ContainSubstring("needs authorization"))
+	})
+
+	It("goes on past step 1 with a credential the server serves, to the call itself", func() {
+		h := fakeauthz.Start()
+		DeferCleanup(h.Close)
+		token := h.Mint(h.Endpoint(), fakeauthz.ScopeTools+" "+fakeauthz.ScopeWrite, false)
+		rep, _ := run(diagnose.Input{Target: h.RS.URL, Tool: "echo", Credential: token})
+		Expect(rep.Verdict.Summary).To(ContainSubstring("the call succeeds"), "%+v", rep.Verdict)
+		Expect(rep.Observations[1].What).To(ContainSubstring("tools/list with the credential answered HTTP 200"))
 	})
 })

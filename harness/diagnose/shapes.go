@@ -1,10 +1,7 @@
 package diagnose
 
 import (
-	"bytes"
 	"fmt"
-	"mime"
-	"net/http"
 	"path"
 	"slices"
 	"strings"
@@ -22,32 +19,13 @@ func answered(r reply) string {
 	return "answered " + describe(r.Reply)
 }
 
-// describe says what a reply was: its status and the kind of body.
+// describe says what a reply was, as the harness says it everywhere
+// (wire.Describe), naming the body's media type for a person reading a
+// diagnosis.
 func describe(r *mcpclient.Reply) string {
-	s := fmt.Sprintf("HTTP %d", r.Status)
-	switch {
-	case r.Message != nil && r.Message.Error != nil:
-		return s + fmt.Sprintf(" with JSON-RPC error %d %q", r.Message.Error.Code, r.Message.Error.Message)
-	case r.Message != nil && len(r.Message.Result) > 0:
-		return s + " with a JSON-RPC result"
-	}
-	return s + " with " + bodyKind(r.Header, r.Body)
-}
-
-// bodyKind names a body by its media type and shows its start.
-func bodyKind(h http.Header, body []byte) string {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return "an empty body"
-	}
-	kind := "a body"
-	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err == nil {
-		kind = "a " + mt + " body"
-		if strings.ContainsRune("aeiou", rune(mt[0])) {
-			kind = "an " + mt + " body"
-		}
-	}
-	return kind + " " + abbreviate(string(body), 120)
+	a := r.Answer()
+	a.ContentType = wire.MediaType(r.Header.Get("Content-Type"))
+	return wire.Describe(a)
 }
 
 // abbreviate quotes s, cut to about n bytes.

@@ -80,7 +80,7 @@ func ChoosePack(ctx context.Context, p profile.Profile, hc *http.Client) (Choice
 	case answersAsMCP(r) && r.Message == nil:
 		return Choice{Pack: spec.Authorization, Why: fmt.Sprintf(
 			"%s answers an anonymous tools/list %s with a Bearer challenge, and %s/.well-known/mcp.json answers %s: judging its MCP authorization (--spec mcp-authorization; --spec source holds it to the source document instead)",
-			endpoint, describe(r.Status, "", nil), base, documentAnswer(discovery, derr))}, nil
+			endpoint, describe(r.Status, nil, "", nil), base, documentAnswer(discovery, derr))}, nil
 	}
 	return Choice{Pack: spec.Source}, nil
 }
@@ -90,5 +90,5 @@ func documentAnswer(r *oauthclient.Reply, err error) string {
 	if err != nil {
 		return "nothing (" + err.Error() + ")"
 	}
-	return describe(r.Status, "", nil)
+	return describe(r.Status, nil, "", nil)
 }

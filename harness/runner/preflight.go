@@ -96,7 +96,7 @@ func CheckCredentials(ctx context.Context, t *target.Target, on profile.Request)
 				verb = "is refused by"
 			}
 			msg := fmt.Sprintf("%s %s the target %s (%s to an authenticated %s): sign in again with `conform login --target %s`",
-				t.CredentialSource, verb, t.Endpoint(), describe(r.Status, string(r.Body), r.Message), on.Method, p.Target)
+				t.CredentialSource, verb, t.Endpoint(), describe(r.Status, r.Header, string(r.Body), r.Message), on.Method, p.Target)
 			if p.Credential() != "" {
 				// The variable wins over what conform login stores.
 				msg += fmt.Sprintf(" and leave %s empty, or put a credential this host issued in it", p.CredentialEnv)
@@ -112,7 +112,7 @@ func CheckCredentials(ctx context.Context, t *target.Target, on profile.Request)
 		if !served(r) {
 			return &UsageError{msg: fmt.Sprintf(
 				"%s is refused by the peer %s (%s to an authenticated tools/list): peer.credential_env must name a variable holding a credential the peer issued (or leave it empty and set oauth.device_approval_command, so that conform signs in to the peer itself)",
-				t.PeerCredentialSource, p.Peer.Target, describe(r.Status, string(r.Body), r.Message))}
+				t.PeerCredentialSource, p.Peer.Target, describe(r.Status, r.Header, string(r.Body), r.Message))}
 		}
 	}
 	return nil
@@ -165,7 +165,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 	e := &NotToolHostError{
 		Target:   t.Profile.Target,
 		Sent:     fmt.Sprintf("%s %s %s, with no Authorization header", last.Method, last.URL, last.RequestBody),
-		Received: describe(last.Status, last.ResponseBody, r.Message),
+		Received: describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message),
 	}
 	// What went before the call: the same call in MCP 2026-07-28 when the
 	// host turned out to speak an earlier revision, the handshake then.
@@ -174,7 +174,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 		if ex.Status/100 == 2 {
 			continue
 		}
-		got := describe(ex.Status, ex.ResponseBody, nil)
+		got := describe(ex.Status, ex.ResponseHeader, ex.ResponseBody, nil)
 		if got == e.Received {
 			got = "the same"
 		}
@@ -187,7 +187,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 	if err != nil {
 		e.Discovery = "had no answer: " + err.Error()
 	} else {
-		e.Discovery = "answered " + describe(d.Status, string(d.Body), nil)
+		e.Discovery = "answered " + describe(d.Status, d.Header, string(d.Body), nil)
 	}
 	return e
 }
@@ -206,7 +206,10 @@ func sent(ex wire.Exchange) string {
 }
 
 // describe renders an answer on one line, as every part of the harness
-// does (wire.Describe).
-func describe(status int, body string, m *mcpclient.Message) string {
-	return wire.Describe(mcpclient.AnswerOf(status, []byte(body), m))
+// does (wire.Describe), naming the body's media type for the person who
+// must tell a web page from an API.
+func describe(status int, header map[string][]string, body string, m *mcpclient.Message) string {
+	a := mcpclient.AnswerOf(status, []byte(body), m)
+	a.ContentType = wire.MediaType(http.Header(header).Get("Content-Type"))
+	return wire.Describe(a)
 }

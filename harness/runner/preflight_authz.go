@@ -33,7 +33,7 @@ func checkMCPServer(ctx context.Context, t *target.Target) error {
 	last := r.Last()
 	return fmt.Errorf("%s does not answer as an MCP server: an anonymous tools/list got neither a JSON-RPC message nor a Bearer challenge\n"+
 		"  sent:      %s %s %s\n  received:  %s\n%s No scenario was run.",
-		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseBody, r.Message), suggestEndpoint(ctx, t))
+		t.Endpoint(), last.Method, last.URL, last.RequestBody, describe(last.Status, last.ResponseHeader, last.ResponseBody, r.Message), suggestEndpoint(ctx, t))
 }
 
 // suggestEndpoint is the advice after a target that did not answer as an

@@ -181,8 +181,8 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		Entry("a plain web server", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = w.Write([]byte("<html><body>" + strings.Repeat("Welcome! ", 200) + "</body></html>"))
-		}), `HTTP 200 with body "<html><body>Welcome!`),
-		Entry("a server with nothing at /mcp", http.NotFoundHandler(), `HTTP 404 with body "404 page not found"`),
+		}), `HTTP 200 with a text/html body "<html><body>Welcome!`),
+		Entry("a server with nothing at /mcp", http.NotFoundHandler(), `HTTP 404 with a text/plain body "404 page not found"`),
 		Entry("a host whose tools/list fails", fakehost.New(fakehost.MCPOptions{Breaks: []fakehost.Break{fakehost.ToolsListFails}}).Handler(),
 			"HTTP 500", `JSON-RPC error -32603 "internal error"`),
 		Entry("a JSON-RPC server that does not know tools/list", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -206,9 +206,9 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 		})
 		t := targetOn(mux)
 		err := preflight(ctx, t)
-		expectNotToolHost(err, t.Profile.Target, `HTTP 400 with body "no"`)
+		expectNotToolHost(err, t.Profile.Target, `HTTP 400 with a text/plain body "no"`)
 		Expect(err.Error()).To(ContainSubstring("before it: tools/list (MCP 2026-07-28) answered the same; initialize answered the same"))
-		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 with body "{\"name\":\"somewhere else\"}"`))
+		Expect(err.Error()).To(ContainSubstring(`discovery: GET ` + t.Profile.Target + `/.well-known/mcp.json answered HTTP 200 with an application/json body "{\"name\":\"somewhere else\"}"`))
 	})
 
 	It("says within seconds that a target on a closed port is unreachable", func(ctx context.Context) {
@@ -255,7 +255,7 @@ var _ = Describe("the pre-flight before the scenarios", func() {
 			err := runner.CheckCredentials(ctx, t, profile.Request{Method: "tools/list"})
 			var usage *runner.UsageError
 			Expect(errors.As(err, &usage)).To(BeTrue(), "%v", err)
-			Expect(err.Error()).To(ContainSubstring(`is not served by the target ` + t.Endpoint() + ` (HTTP 500 with body "upstream failed" to an authenticated tools/list)`))
+			Expect(err.Error()).To(ContainSubstring(`is not served by the target ` + t.Endpoint() + ` (HTTP 500 with a text/plain body "upstream failed" to an authenticated tools/list)`))
 		})
 
 		It("leaves a credential the harness obtained itself to the scenarios", func(ctx context.Context) {
@@ -332,7 +332,7 @@ var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 		}))
 		err := authorizationPreflight(ctx, page)
 		Expect(err).To(MatchError(ContainSubstring("does not answer as an MCP server")))
-		Expect(err.Error()).To(ContainSubstring(`HTTP 501 with body "<html><body>Unsupported method</body></html>"`))
+		Expect(err.Error()).To(ContainSubstring(`HTTP 501 with a text/html body "<html><body>Unsupported method</body></html>"`))
 		Expect(err.Error()).To(ContainSubstring("No scenario was run"))
 	})
 })

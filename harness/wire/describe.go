@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"mime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -22,6 +23,10 @@ type Answer struct {
 	RPCError *RPCError
 	// RPCResult is true when the answer carried a JSON-RPC result.
 	RPCResult bool
+	// ContentType, when set, is the media type a description names with a
+	// body it quotes ("with a text/html body ..."), for a person who must
+	// tell a web page from an API at a glance (the pre-flight, a diagnosis).
+	ContentType string
 	// JSON is the body decoded as a JSON object, when a non-MCP answer (an
 	// OAuth endpoint's, a metadata document) is one: described by its
 	// error, or else by its members.
@@ -54,10 +59,31 @@ func Describe(a Answer) string {
 			return s
 		}
 		return s + " with members " + strings.Join(slices.Sorted(maps.Keys(a.JSON)), ", ")
+	case len(a.Body) > 0 && a.ContentType != "":
+		s += " with " + article(a.ContentType) + " " + a.ContentType + " body " + Quote(string(a.Body))
 	case len(a.Body) > 0:
 		s += " with body " + Quote(string(a.Body))
+	case a.ContentType != "":
+		s += " with an empty body"
 	}
 	return s
+}
+
+// article is the indefinite article of a word.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// MediaType is the media type of a Content-Type value, "" when it has none.
+func MediaType(contentType string) string {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return ""
+	}
+	return mt
 }
 
 // Quote quotes s, trimmed, for a description, cut to its first shownBody
