@@ -77,7 +77,7 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 		doc["registration_endpoint"] = "http://127.0.0.1:1/register"
 	}
 	if h.breaks[ASIssuerMismatch] {
-		doc["issuer"] = h.AS.URL
+		doc["issuer"] = h.asURL
 	}
 	if h.breaks[ASEndpointsMissing] {
 		delete(doc, "authorization_endpoint")

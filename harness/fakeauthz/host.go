@@ -31,7 +31,9 @@ const (
 type Host struct {
 	// RS serves the MCP endpoint and its metadata; AS the authorization server.
 	RS, AS *httptest.Server
-	breaks map[Break]bool
+	// rsURL and asURL are RS's and AS's URLs, set before either serves.
+	rsURL, asURL string
+	breaks       map[Break]bool
 
 	mu sync.Mutex
 	// served counts the MCP server's requests, for StopsAnswering.
@@ -83,9 +85,13 @@ func Start(breaks ...Break) *Host {
 	}
 	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
-	// Both are set before either serves, since each handler reads both URLs.
+	// Both URLs are known before either serves, since each handler reads
+	// both; the handlers read them from the Host, never from a server whose
+	// Start is still setting its own.
 	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
 	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))
+	h.rsURL = "http://" + h.RS.Listener.Addr().String()
+	h.asURL = "http://" + h.AS.Listener.Addr().String()
 	h.RS.Start()
 	h.AS.Start()
 	return h
@@ -102,9 +108,9 @@ func (h *Host) Endpoint() string {
 	if h.path() == "/" {
 		// The canonical form has no trailing slash (authorization, Canonical
 		// Server URI); the request goes to the root path.
-		return h.RS.URL
+		return h.rsURL
 	}
-	return h.RS.URL + h.path()
+	return h.rsURL + h.path()
 }
 
 // Registered is how many registrations the authorization server accepted.
@@ -115,7 +121,7 @@ func (h *Host) Registered() int {
 }
 
 // Issuer is the authorization server's issuer identifier, with a path.
-func (h *Host) Issuer() string { return h.AS.URL + "/tenant" }
+func (h *Host) Issuer() string { return h.asURL + "/tenant" }
 
 // Mint issues a token directly, as the authorization server would have.
 func (h *Host) Mint(resource, scope string, expired bool) string {
@@ -145,7 +151,7 @@ func (h *Host) MintFor(clientID, subject, resource, scope string) string {
 // presents, and an approver that follows the authorization server's redirect
 // (it asks no person).
 func (h *Host) Target() *target.Target {
-	p := profile.Default(h.RS.URL)
+	p := profile.Default(h.rsURL)
 	p.MCPEndpoint = h.Endpoint()
 	p.MCPAuthorization.ProtectedRequest = profile.Request{Method: "tools/list"}
 	p.MCPAuthorization.ScopedRequest = &profile.Request{Method: "tools/call", Params: map[string]any{"name": "echo", "arguments": map[string]any{}}}

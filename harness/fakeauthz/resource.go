@@ -79,7 +79,7 @@ func (h *Host) serveMetadata(w http.ResponseWriter) {
 		doc["authorization_servers"] = []string{}
 	}
 	if h.breaks[ResourceIsOrigin] {
-		doc["resource"] = h.RS.URL
+		doc["resource"] = h.rsURL
 	}
 	if h.breaks[MetadataEmptyArray] {
 		doc["bearer_methods_supported"] = []string{}
@@ -116,7 +116,7 @@ func (h *Host) needed() []string {
 // serveMCP checks the Origin, then the token, then the scope, then answers
 // the JSON-RPC request within a session, over SSE.
 func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
-	if o, ok := r.Header["Origin"]; ok && !h.breaks[OriginIgnored] && (len(o) != 1 || o[0] != h.RS.URL) {
+	if o, ok := r.Header["Origin"]; ok && !h.breaks[OriginIgnored] && (len(o) != 1 || o[0] != h.rsURL) {
 		writeJSON(w, http.StatusForbidden, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": "Forbidden origin"}})
 		return
 	}
@@ -328,7 +328,7 @@ func (h *Host) challenge(w http.ResponseWriter, status int, presented bool) {
 		}
 	}
 	if !h.breaks[MetadataUndiscoverable] {
-		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.RS.URL+h.metadataPath()))
+		params = append(params, fmt.Sprintf(`resource_metadata=%q`, h.rsURL+h.metadataPath()))
 	}
 	switch {
 	case h.breaks[ChallengeMissing], h.breaks[MalformedBareBadRequest] && status == http.StatusBadRequest:
@@ -350,7 +350,7 @@ func (h *Host) insufficientScope(w http.ResponseWriter, scope string) {
 	if !h.breaks[ScopeChallengeBare] {
 		c += fmt.Sprintf(`, scope=%q`, scope)
 	}
-	c += fmt.Sprintf(`, resource_metadata=%q`, h.RS.URL+h.metadataPath())
+	c += fmt.Sprintf(`, resource_metadata=%q`, h.rsURL+h.metadataPath())
 	w.Header().Set("WWW-Authenticate", c)
 	status := http.StatusForbidden
 	if h.breaks[ScopeErrorUnauthorized] {
