@@ -3,6 +3,7 @@
 #   make conformance   run every scenario of both packs against the embedded reference host
 #   make test          every test: ginkgo specs and godog features, with -race
 #   make bench         benchmarks, then each one's ratio to a bare net/http handler
+#   make latency       the wall time of both packs out of process at 0 and 50 ms round trip
 #   make build         bin/conform and bin/toolhost
 #   make install       conform and toolhost into $(go env GOPATH)/bin (or GOBIN)
 
@@ -19,7 +20,7 @@ FORMAT   ?= pretty
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := $(if $(VERSION),-ldflags '-X github.com/conform-mcp/conform/internal/buildinfo.stamped=$(VERSION)')
 
-.PHONY: all build install conformance test lint unit bench clean
+.PHONY: all build install conformance test lint unit bench latency clean
 
 all: build
 
@@ -53,6 +54,12 @@ unit:
 # when the output reports a failure, so the pipe does not hide one.
 bench:
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem $(BENCHFLAGS) $(PACKAGES) | $(GO) run ./cmd/benchratio
+
+# Two reference hosts behind proxies that add half the round trip each way;
+# RTT lists the round trips to measure.
+RTT ?= 0,50ms
+latency: build
+	$(GO) run ./cmd/latencybench --conform bin/conform --toolhost bin/toolhost --rtt '$(RTT)'
 
 clean:
 	rm -rf bin reports
