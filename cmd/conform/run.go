@@ -34,22 +34,27 @@ func runCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [SECTION...]",
 		Short: "Run the scenarios against a target (the embedded reference host when none is given)",
-		Long: `Run the scenarios against a target and report each departure from the source document.
+		Long: `Run the scenarios of a specification pack against a target and report each
+departure from it.
 
 With neither --target nor --profile, the reference host is started in-process
 (two instances, with a clock the suite controls) and everything runs against it.
---spec picks the specification pack: the source document (the default) or
-mcp-authorization, the MCP specification's authorization rules for any MCP
-server. SECTION selects scenarios by section within the pack: "7.3", or "7"
-for all of 7.x; "authorization.9", or "discovery" in mcp-authorization.
+--spec picks the pack: the source document, or mcp-authorization, the MCP
+specification's authorization rules for any MCP server. Without --spec, the
+profile's keys or the target's answers pick it, said once on stderr (the source
+pack for the embedded host). SECTION selects scenarios by section within the
+pack: "7.3", or "7" for all of 7.x; "authorization.9", or "discovery" in
+mcp-authorization.
 
-Before the scenarios, one anonymous tools/list must answer 200 with a JSON-RPC
-result (source 7.5, step 1), and each credential supplied must be accepted by
-the instance that issued it.
+Before the scenarios, the target must answer as the pack's kind of server (the
+source pack: an anonymous tools/list answering 200 with a JSON-RPC result,
+source 7.5 step 1), and each credential supplied must be served by the instance
+that issued it.
 
-Exit codes: 0 every selected scenario ran and passed; 1 at least one failed, or
-the target is not a tool host; 2 usage or profile error, or a supplied
-credential refused; 3 none failed but some could not run.`,
+Exit codes: 0 every selected scenario ran, and no failure counts against the
+host (a SHOULD's failure counts only with --strict); 1 at least one failed, or
+the target is not of the pack's kind; 2 usage or profile error, or a supplied
+credential not served; 3 none failed but some could not run.`,
 		RunE: func(cmd *cobra.Command, sections []string) error {
 			f.stateDir = stateDir(cmd)
 			return runSuite(cmd.Context(), f, sections, stdout, stderr)
