@@ -59,7 +59,7 @@ bench:
 # RTT lists the round trips to measure.
 RTT ?= 0,50ms
 latency: build
-	$(GO) run ./cmd/latencybench --conform bin/conform --toolhost bin/toolhost --rtt '$(RTT)'
+	$(GO) run ./cmd/latencybench --conform bin/conform --toolhost bin/toolhost --rtt '$(RTT)' $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
 
 clean:
 	rm -rf bin reports

@@ -51,7 +51,7 @@ Feature: 5 Authentication
   # removed them). Only what the refused call leaves undone is judged: no
   # result for it, and the file it would write unchanged. The marker written
   # first, and read back, shows that the run can see a write.
-  @AUTH-3 @needs-credential @id:anonymous-batch-cannot-carry-privileged-call-behind
+  @AUTH-3 @needs-credential @id:anonymous-batch-cannot-carry-privileged-call-behind @serial
   Scenario: An anonymous batch cannot carry a privileged call behind an allowed one
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
@@ -73,7 +73,7 @@ Feature: 5 Authentication
   # unique, and parsers differ on which one counts) must not let the gate
   # read one name and the tool dispatch the other. The host may refuse the
   # request or call either tool; only an anonymous write is a departure.
-  @id:anonymous-call-naming-two-tools-cannot-reach
+  @id:anonymous-call-naming-two-tools-cannot-reach @serial
   Scenario Outline: An anonymous call naming two tools cannot reach the privileged one: <order>
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}
@@ -133,7 +133,7 @@ Feature: 5 Authentication
   # Source 5.1: credentials are presented in the Authorization header, so
   # one in the URI query string (RFC 6750's access_token form) is no
   # credential; how the host refuses the call is not judged beyond that.
-  @AUTH-1 @needs-credential @id:credential-uri-query-string-gives-no-more
+  @AUTH-1 @needs-credential @id:credential-uri-query-string-gives-no-more @serial
   Scenario: A credential in the URI query string gives no more than no credential
     Given a caller with the target's credential
     When the caller writes a fresh marker to {paths.writable}

@@ -26,6 +26,7 @@ import (
 type runFlags struct {
 	target, profile, tags, format, expected, pack, scenario, stateDir string
 	strict                                                            bool
+	concurrency                                                       int
 	connection                                                        connectionFlags
 }
 
@@ -67,6 +68,7 @@ credential not served; 3 none failed but some could not run.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@T401-1,@T401-2 && ~@needs-peer"`)
 	fl.StringVar(&f.format, "format", "pretty", "report formats, comma-separated: pretty, progress, junit:FILE, cucumber:FILE, html:FILE, json:FILE")
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
+	fl.IntVar(&f.concurrency, "concurrency", runner.DefaultConcurrency, "how many scenarios run at once (those that move the host's clock, read back a shared file or must come last run alone); the verdicts and the report are the same whatever it is")
 	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs or stable IDs (as conform list prints them) that may fail without failing the run")
 	fl.StringVar(&f.scenario, "scenario", "", "run this one scenario alone, named by its ID or stable ID (as conform list prints them)")
 	f.connection.bind(fl)
@@ -92,6 +94,9 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	expected, err := readExpected(f.expected)
 	if err != nil {
 		return usage("%v", err)
+	}
+	if f.concurrency < 1 {
+		return usage("--concurrency %d: at least 1 (1 runs one scenario at a time)", f.concurrency)
 	}
 	if f.pack != "" {
 		if _, err := runner.LookupPack(f.pack); err != nil {
@@ -153,14 +158,15 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		return stopped(err)
 	}
 	run, err := runner.Run(ctx, runner.Options{
-		Target:   t,
-		Pack:     pack.Name,
-		Tags:     f.tags,
-		Sections: sections,
-		Scenario: f.scenario,
-		Strict:   f.strict,
-		Expected: expected,
-		Observer: observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
+		Target:      t,
+		Pack:        pack.Name,
+		Tags:        f.tags,
+		Sections:    sections,
+		Scenario:    f.scenario,
+		Strict:      f.strict,
+		Concurrency: f.concurrency,
+		Expected:    expected,
+		Observer:    observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
 	})
 	if err != nil {
 		return usage("%v", err)

@@ -29,7 +29,11 @@ func main() {
 	conform := flag.String("conform", "bin/conform", "the conform binary to time")
 	toolhost := flag.String("toolhost", "bin/toolhost", "the toolhost binary to serve the target and the peer")
 	rtts := flag.String("rtt", "0,50ms", "round trips to measure, comma-separated; half of each is added each way")
+	concurrency := flag.String("concurrency", "", "conform run's --concurrency (default: conform's own)")
 	flag.Parse()
+	if *concurrency != "" {
+		extra = append(extra, "--concurrency", *concurrency)
+	}
 	if err := run(*conform, *toolhost, *rtts, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "latencybench:", err)
 		os.Exit(1)
@@ -64,6 +68,9 @@ func parseRTT(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// extra are arguments added to every conform run.
+var extra []string
 
 // secret is the owner secret of both hosts, so that the approval commands
 // can sign in as their owner.
@@ -101,7 +108,8 @@ func measure(conform, toolhost, pack string, rtt time.Duration) (string, error) 
 	if err := os.WriteFile(file, []byte(profile), 0o600); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, conform, "run", "--spec", pack, "--profile", file, "--format", "progress", "--state-dir", filepath.Join(work, "state"))
+	args := append([]string{"run", "--spec", pack, "--profile", file, "--format", "progress", "--state-dir", filepath.Join(work, "state")}, extra...)
+	cmd := exec.CommandContext(ctx, conform, args...)
 	cmd.Env = append(os.Environ(), "TOOLHOST_OWNER_SECRET="+secret, "NO_COLOR=1")
 	started := time.Now()
 	output, err := cmd.Output()

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -36,12 +37,31 @@ func Device(ctx context.Context, t *target.Target, stderr io.Writer) {
 	if cmd == "" {
 		return
 	}
+	// The two sign-ins are independent, each a handful of round trips and
+	// an approval command: they go at once.
+	var wg sync.WaitGroup
+	log := &lockedWriter{w: stderr}
 	if t.Credential == "" {
-		t.Credential = signInTo(ctx, t.HTTP, p, p.Target, t.Approve, stderr)
+		wg.Go(func() { t.Credential = signInTo(ctx, t.HTTP, p, p.Target, t.Approve, log) })
 	}
 	if p.Peer != nil && t.PeerCredential == "" {
-		t.PeerCredential = signInTo(ctx, t.HTTP, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), stderr)
+		wg.Go(func() {
+			t.PeerCredential = signInTo(ctx, t.HTTP, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), log)
+		})
 	}
+	wg.Wait()
+}
+
+// lockedWriter lets the sign-ins that go at once write their lines whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // signInTo signs in through the run's own HTTP client, so that the user's

@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,15 +38,31 @@ type collector struct {
 	// only, when set, is the one scenario ID recorded (--scenario).
 	only string
 
-	nodes  map[string]node   // Gherkin AST node id → keyword, text, line
-	names  map[string]string // feature uri → feature name
-	cur    *outcome.Result
-	curErr error
-	curBad string // an undefined, pending or ambiguous step
-	// curPickle finds the skip reason the steps recorded for the scenario.
-	curPickle string
-	started   time.Time
-	results   []outcome.Result
+	nodes map[string]node   // Gherkin AST node id → keyword, text, line
+	names map[string]string // feature uri → feature name
+	// running are the scenarios begun and not yet finished, by pickle ID:
+	// scenarios that run at once report their steps interleaved.
+	running map[string]*inflight
+	// pass is the pass of the run the next scenarios belong to; results
+	// are ordered by pass, then as the features list them.
+	pass    int
+	results []ordered
+}
+
+// inflight is a scenario begun and not yet finished.
+type inflight struct {
+	r       outcome.Result
+	err     error
+	bad     string // an undefined, pending or ambiguous step
+	started time.Time
+	// left is how many of its steps have not reported yet.
+	left int
+}
+
+// ordered is a finished scenario and where it stands in the run.
+type ordered struct {
+	result outcome.Result
+	pass   int
 }
 
 type node struct {
@@ -105,7 +124,6 @@ func (c *collector) Feature(doc *messages.GherkinDocument, uri string, _ []byte)
 func (c *collector) Pickle(p *messages.Pickle) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.finish()
 	if c.only != "" && p.Uri+": "+p.Name != c.only {
 		return
 	}
@@ -130,19 +148,28 @@ func (c *collector) Pickle(p *messages.Pickle) {
 	}
 	r.StableID = stableID(c.spec, r.Tags, row)
 	r.Expected = c.expected[r.ID] || (r.StableID != "" && c.expected[r.StableID])
-	c.cur, c.curErr, c.curBad, c.started = &r, nil, "", c.now()
+	f := &inflight{r: r, started: c.now(), left: len(p.Steps)}
+	c.running[p.Id] = f
 	if c.observer != nil {
 		c.observer.ScenarioStarted(r)
 	}
-	c.curPickle = p.Id
+	if f.left == 0 {
+		c.finish(p.Id)
+	}
 }
 
-func (c *collector) step(st *messages.PickleStep, status string, err error) {
+func (c *collector) step(p *messages.Pickle, st *messages.PickleStep, status string, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.cur == nil {
+	f, ok := c.running[p.Id]
+	if !ok {
 		return
 	}
+	defer func() {
+		if f.left--; f.left <= 0 {
+			c.finish(p.Id)
+		}
+	}()
 	s := outcome.Step{Text: st.Text, Status: status}
 	if c.notes != nil {
 		s.Sent, _ = c.notes.Sent(st.Id)
@@ -157,70 +184,74 @@ func (c *collector) step(st *messages.PickleStep, status string, err error) {
 	if err != nil {
 		s.Error = err.Error()
 	}
-	c.cur.Steps = append(c.cur.Steps, s)
+	f.r.Steps = append(f.r.Steps, s)
 	switch status {
 	case "failed":
-		if c.curErr == nil {
-			c.curErr = err
+		if f.err == nil {
+			f.err = err
 		}
 	case "undefined", "pending", "ambiguous":
-		if c.curBad == "" {
-			c.curBad = fmt.Sprintf("step %s: %q", status, st.Text)
+		if f.bad == "" {
+			f.bad = fmt.Sprintf("step %s: %q", status, st.Text)
 		}
 	}
 }
 
 func (c *collector) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {}
 
-func (c *collector) Passed(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
-	c.step(st, "passed", nil)
+func (c *collector) Passed(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, st, "passed", nil)
 }
 
-func (c *collector) Failed(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
-	c.step(st, "failed", err)
+func (c *collector) Failed(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(p, st, "failed", err)
 }
 
-func (c *collector) Skipped(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
-	c.step(st, "skipped", nil)
+func (c *collector) Skipped(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, st, "skipped", nil)
 }
 
-func (c *collector) Undefined(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
-	c.step(st, "undefined", nil)
+func (c *collector) Undefined(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, st, "undefined", nil)
 }
 
-func (c *collector) Pending(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
-	c.step(st, "pending", nil)
+func (c *collector) Pending(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition) {
+	c.step(p, st, "pending", nil)
 }
 
-func (c *collector) Ambiguous(_ *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
-	c.step(st, "ambiguous", err)
+func (c *collector) Ambiguous(p *messages.Pickle, st *messages.PickleStep, _ *formatters.StepDefinition, err error) {
+	c.step(p, st, "ambiguous", err)
 }
 
 func (c *collector) Summary() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.finish()
+	for _, id := range slices.Sorted(maps.Keys(c.running)) {
+		c.finish(id)
+	}
 }
 
-// finish decides the current scenario's outcome. Strict: an undefined,
-// pending or ambiguous step is the suite's own fault and fails the run as a
-// harness error; only a Departure blames the host.
-func (c *collector) finish() {
-	if c.cur == nil {
+// finish decides a scenario's outcome. Strict: an undefined, pending or
+// ambiguous step is the suite's own fault and fails the run as a harness
+// error; only a Departure blames the host.
+func (c *collector) finish(pickleID string) {
+	f, ok := c.running[pickleID]
+	if !ok {
 		return
 	}
-	r := c.cur
-	r.Duration = c.now().Sub(c.started)
+	delete(c.running, pickleID)
+	r := &f.r
+	r.Duration = c.now().Sub(f.started)
 	switch {
-	case c.curErr != nil:
-		r.Status, r.Reason, r.Departure = outcome.Classify(c.curErr)
-		if r.Status == outcome.NotRun && errors.Is(c.curErr, godog.ErrSkip) && r.Reason == "" {
+	case f.err != nil:
+		r.Status, r.Reason, r.Departure = outcome.Classify(f.err)
+		if r.Status == outcome.NotRun && errors.Is(f.err, godog.ErrSkip) && r.Reason == "" {
 			r.Reason = "skipped"
 		}
-	case c.curBad != "":
-		r.Status, r.Reason = outcome.HarnessError, c.curBad
+	case f.bad != "":
+		r.Status, r.Reason = outcome.HarnessError, f.bad
 	default:
-		if reason, ok := c.notes.SkipReason(c.curPickle); ok {
+		if reason, ok := c.notes.SkipReason(pickleID); ok {
 			r.Status, r.Reason = outcome.NotRun, reason
 		} else {
 			r.Status = outcome.Passed
@@ -232,10 +263,32 @@ func (c *collector) finish() {
 			}
 		}
 	}
-	r.Observed = c.notes.Observed(c.curPickle)
-	c.results = append(c.results, *r)
+	r.Observed = c.notes.Observed(pickleID)
+	c.results = append(c.results, ordered{result: *r, pass: c.pass})
 	if c.observer != nil {
 		c.observer.ScenarioFinished(*r)
 	}
-	c.cur = nil
+}
+
+// setPass says which part of the report the next scenarios belong to.
+func (c *collector) setPass(order int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pass = order
+}
+
+// ordered returns the finished scenarios in the run's order, whatever order
+// they finished in: by pass, then by feature file and line, which is the
+// order one scenario at a time runs them in.
+func (c *collector) ordered() []outcome.Result {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	slices.SortStableFunc(c.results, func(a, b ordered) int {
+		return cmp.Or(cmp.Compare(a.pass, b.pass), strings.Compare(a.result.FeatureFile, b.result.FeatureFile), cmp.Compare(a.result.Line, b.result.Line))
+	})
+	out := make([]outcome.Result, len(c.results))
+	for i, o := range c.results {
+		out[i] = o.result
+	}
+	return out
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Strict bool
 	// Expected lists scenario IDs that may fail without failing the run.
 	Expected map[string]bool
+	// Concurrency is how many scenarios run at once (passes); 1 or less
+	// runs them one at a time.
+	Concurrency int
 	// Observer, if set, hears about scenarios as they run and long waits.
 	Observer Observer
 	// Now is the clock for durations; time.Now when nil.
@@ -97,7 +100,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	notes := steps.NewNotes()
 	col := &collector{
 		spec: sp, notes: notes, observer: opts.Observer, expected: opts.Expected, now: now, only: only,
-		nodes: map[string]node{}, names: map[string]string{},
+		nodes: map[string]node{}, names: map[string]string{}, running: map[string]*inflight{},
 	}
 	// godog finds formatters by name in a global registry; a name per run
 	// keeps concurrent runs (tests) apart.
@@ -110,13 +113,12 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		suite.Announce = opts.Observer.Waiting
 	}
 	run := outcome.Run{Target: opts.Target.Name(), Pack: sp.Pack, Started: now(), Strict: opts.Strict}
-	// Two passes over the same suite state and collector: everything else,
-	// then what must come last.
 	var refused error
-	for _, pass := range []string{and(tags, "~"+RunLast), and(tags, RunLast)} {
+	for _, pass := range passes(tags, opts.Concurrency) {
 		if refused != nil || ctx.Err() != nil {
 			break
 		}
+		col.setPass(pass.order)
 		status := godog.TestSuite{
 			Name:                "conform",
 			ScenarioInitializer: pack.Vocabulary(suite),
@@ -125,20 +127,62 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 				Strict:         true,
 				FS:             fsys,
 				Paths:          paths,
-				Tags:           pass,
+				Tags:           pass.tags,
 				Output:         io.Discard,
-				Concurrency:    1,
+				Concurrency:    pass.concurrency,
 				DefaultContext: ctx,
 			},
 		}.Run()
 		if status == 2 {
-			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass)
+			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass.tags)
 		}
 	}
 	run.Duration = now().Sub(run.Started)
 	run.Revision = suite.MCP.Revision()
-	run.Results = col.results
+	run.Results = col.ordered()
 	return run, refused
+}
+
+// DefaultConcurrency is how many scenarios conform runs at once unless told
+// otherwise: enough to hide most of a network's round trips, few enough
+// that a host under test sees no more than a handful of clients.
+const DefaultConcurrency = 8
+
+// serial are the tags of a scenario that must run alone even when others
+// run at once: it moves the host's clock (or waits in real time), which every
+// scenario running beside it would see, or it reads back a file other
+// scenarios write (@serial: a marker written to paths.writable).
+var serial = []string{"@needs-clock", "@needs-time", "@serial"}
+
+// pass is one godog run over the suite's shared state and collector.
+type pass struct {
+	tags        string
+	concurrency int
+	// order places its scenarios in the report: 0 with the run's body, 1
+	// after it (RunLast).
+	order int
+}
+
+// passes are the passes of a run: everything else, then what must come
+// last (RunLast), one scenario at a time; with a concurrency above one,
+// the scenarios of the first pass run that many at once, except the serial
+// ones, which then run alone in a pass of their own before the last. The
+// report orders scenarios by file and line whatever the passes, so that
+// verdicts and reports do not depend on the concurrency.
+func passes(tags string, concurrency int) []pass {
+	last := pass{tags: and(tags, RunLast), concurrency: 1, order: 1}
+	if concurrency <= 1 {
+		return []pass{{tags: and(tags, "~"+RunLast), concurrency: 1}, last}
+	}
+	body := "~" + RunLast
+	for _, t := range serial {
+		body += " && ~" + t
+	}
+	return []pass{
+		{tags: and(tags, body), concurrency: concurrency},
+		{tags: and(tags, "~"+RunLast+" && "+strings.Join(serial, ",")), concurrency: 1},
+		last,
+	}
 }
 
 // and is the tag expression that selects what both a and b select; either

@@ -26,8 +26,11 @@ const sevenDays = 7 * 24 * time.Hour
 // source 7.3 asks of every client ("A client registers once and keeps its
 // client_id"). It is shared by every scenario of a run.
 type clientCache struct {
-	mu       sync.Mutex
-	clientID string
+	// registering is held while the run's client is looked up or
+	// registered, so that scenarios running at once register it once.
+	registering sync.Mutex
+	mu          sync.Mutex
+	clientID    string
 	// aged is how much host time has passed since the cached client was
 	// registered; at seven days an unused registration is gone (source 3).
 	aged time.Duration
@@ -184,6 +187,8 @@ func (st *sourceState) register(ctx context.Context, body any) error {
 // registeredClient reuses the client the suite registered earlier in the run
 // (source 7.3: a client registers once and keeps its client_id).
 func (st *sourceState) registeredClient(ctx context.Context) error {
+	st.clients.registering.Lock()
+	defer st.clients.registering.Unlock()
 	if id := st.clients.get(); id != "" {
 		st.flow.clientID = id
 		return nil

@@ -1,0 +1,52 @@
+package inprocess_test
+
+import (
+	"context"
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/inprocess"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// verdicts is a run's scenarios, in the report's order, each with its
+// outcome and reason: what a report says, less its timings.
+func verdicts(run outcome.Run) []string {
+	out := make([]string, 0, len(run.Results))
+	for _, r := range run.Results {
+		out = append(out, fmt.Sprintf("%s | %s | %s", r.ID, r.Status, r.Reason))
+	}
+	return out
+}
+
+var _ = Describe("a run with scenarios at once", func() {
+	for _, pack := range []string{spec.Source, spec.Authorization} {
+		It("gives the "+pack+" pack the verdicts, order and exit code of a run one scenario at a time", func(ctx context.Context) {
+			runWith := func(concurrency int) outcome.Run {
+				t, stop, err := inprocess.Start(ctx)
+				Expect(err).NotTo(HaveOccurred())
+				defer stop()
+				run, err := runner.Run(ctx, runner.Options{Target: t, Pack: pack, Concurrency: concurrency})
+				Expect(err).NotTo(HaveOccurred())
+				return run
+			}
+			one := runWith(1)
+			Expect(one.ExitCode()).To(Equal(outcome.ExitPassed))
+			for range 3 {
+				many := runWith(8)
+				a, b := verdicts(one), verdicts(many)
+				for i := range a {
+					if i < len(b) && a[i] != b[i] {
+						GinkgoWriter.Printf("DIFF %d\n  one:  %s\n  many: %s\n", i, a[i], b[i])
+					}
+				}
+				Expect(b).To(Equal(a))
+				Expect(many.ExitCode()).To(Equal(one.ExitCode()))
+			}
+		})
+	}
+})
