@@ -359,7 +359,7 @@ func (w *walk) checkURL() string {
 // discovery fetches /.well-known/mcp.json, the document source section 4
 // names for checking that a host is reachable.
 func (w *walk) discovery(ctx context.Context) error {
-	return w.fetch(ctx, 1, w.base+"/.well-known/mcp.json")
+	return w.fetch(ctx, 1, w.base+mcpclient.DiscoveryPath)
 }
 
 // fetch GETs an absolute URL and records its status.

@@ -54,7 +54,7 @@ func ChoosePack(ctx context.Context, p profile.Profile, hc *http.Client) (Choice
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	base := p.Target
-	discovery, derr := oauthclient.New(base, oauthclient.Endpoints{}, hc).Get(ctx, "/.well-known/mcp.json")
+	discovery, derr := oauthclient.New(base, oauthclient.Endpoints{}, hc).Get(ctx, mcpclient.DiscoveryPath)
 	if derr == nil && discovery.Status == http.StatusOK {
 		return Choice{Pack: spec.Source}, nil
 	}

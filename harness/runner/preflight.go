@@ -183,7 +183,7 @@ func notToolHost(ctx context.Context, t *target.Target, r *mcpclient.Reply) erro
 	e.Before = strings.Join(before, "; ")
 	ctx, cancel := context.WithTimeout(ctx, probeBound(t))
 	defer cancel()
-	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, "/.well-known/mcp.json")
+	d, err := oauthclient.New(t.Profile.Target, oauthclient.Endpoints{}, t.HTTP).Get(ctx, mcpclient.DiscoveryPath)
 	if err != nil {
 		e.Discovery = "had no answer: " + err.Error()
 	} else {
