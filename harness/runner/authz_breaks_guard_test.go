@@ -96,7 +96,6 @@ var awaitingScenario = map[string]bool{
 	"IntrospectionHintStrict":           true,
 	"IntrospectionActiveMissing":        true,
 	"IntrospectionInactiveDetails":      true,
-	"LoopbackErrorRedirect":             true,
 	"ScopeErrorUnauthorized":            true,
 	"RefreshWidensAdvertised":           true,
 	"MalformedTokenHangsUp":             true,
