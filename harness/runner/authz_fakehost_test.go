@@ -515,7 +515,9 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Credential = t.Tokens.Limited
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
-		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "mcp_authorization.protected_request")
+		// SCOPE-1 and SCOPE-3 pass: 403 insufficient_scope is the answer
+		// they ask for (issue 21 item 3e).
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "mcp_authorization.protected_request")
 	})
 	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

@@ -2,8 +2,10 @@ package runner_test
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/fakeauthz"
+	"github.com/conform-mcp/conform/harness/outcome"
 )
 
 // The wrong verdicts real servers showed (issue 21 item 3), each reproduced
@@ -14,5 +16,16 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	// Item a: an error redirect to the other port is no acceptance of it.
 	It("fails LOOPBACK-1 when the other port gets an error redirect, quoting the error", func() {
 		expectDeparture(fakeauthz.LoopbackErrorRedirect, []string{asLoopback}, nil, "error=invalid_request")
+	})
+	// Item e: 403 insufficient_scope on every request, the protected one
+	// included, is the very answer SCOPE-1 and SCOPE-3 ask for.
+	It("passes whole a server that refuses the limited token 403 insufficient_scope on every request", func() {
+		run := runAuthz(fakeauthz.LimitedTokenRefusedEverywhere)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	// Item f: the server's own word that the scope is what lacks, answered
+	// 401, departs from authorization.11's 403.
+	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
+		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
 	})
 })

@@ -119,9 +119,9 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{
-		"serves the request that needs authorization with the target's credential":           st.controlServed,
-		"serves the request that needs authorization with that token":                        st.limitedServed,
-		"refuses the request that needs authorization without a token":                       st.refusedWithoutToken,
+		"serves the request that needs authorization with the target's credential":                                            st.controlServed,
+		"takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope": st.limitedServed,
+		"refuses the request that needs authorization without a token":                                                        st.refusedWithoutToken,
 		"answers neither 401 nor 403":                                                        noContext(st.originControl),
 		"serves the request: HTTP 2xx":                                                       noContext(st.served),
 		"refuses the request as malformed: 400 or 401, with a Bearer challenge":              noContext(st.refusedAsMalformed),
