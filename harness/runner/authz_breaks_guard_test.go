@@ -97,7 +97,6 @@ var awaitingScenario = map[string]bool{
 	"IntrospectionActiveMissing":        true,
 	"IntrospectionInactiveDetails":      true,
 	"RefreshWidensAdvertised":           true,
-	"MalformedTokenHangsUp":             true,
 	"AnyVerifier":                       true,
 	"ReauthorizationRevokes":            true,
 	"ExpiredTokenLive":                  true,

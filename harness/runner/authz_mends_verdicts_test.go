@@ -28,4 +28,9 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
 		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
 	})
+	// Item i: a connection closed on a malformed token, by a server that
+	// answers the same request without one, is its answer to the token.
+	It("fails TOK-2 when the server hangs up on a malformed token, never reporting a fault of the harness", func() {
+		expectDeparture(fakeauthz.MalformedTokenHangsUp, []string{azEmptyToken, azBadChars}, nil, "while the same request without a token is answered")
+	})
 })

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -14,7 +15,31 @@ import (
 func (st *authzState) sendProtected(ctx context.Context) error {
 	r := st.protected()
 	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	if err != nil && st.auth != "" && st.answersAnonymously(ctx) {
+		// The server answers the same request without the token, so
+		// closing this one unanswered was its answer to the token: a
+		// resource server refuses a token with a status and a challenge
+		// (RFC 6750 3, OAuth 2.1 5.3), never by hanging up.
+		return st.depart("an answer to the token presented (RFC 6750 3, OAuth 2.1 5.3)", "an HTTP response: a refusal with a status and a Bearer challenge",
+			"no answer ("+err.Error()+"), while the same request without a token is answered", exchangesOf(reply)...)
+	}
 	return st.took(reply, err)
+}
+
+// answersAnonymously says whether the server answers the request that needs
+// authorization sent without a token, with any status: it is still there.
+func (st *authzState) answersAnonymously(ctx context.Context) bool {
+	r := st.protected()
+	_, err := st.MCP.Call(ctx, "", r.Method, st.protectedParams(r))
+	return err == nil
+}
+
+// exchangesOf is what a reply recorded, none when there is no reply.
+func exchangesOf(r *mcpclient.Reply) []wire.Exchange {
+	if r == nil {
+		return nil
+	}
+	return r.Exchanges
 }
 
 // withExpiredToken presents the profile's expired token, unless it is a
