@@ -91,7 +91,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
-	t.ApproveAuthorization = roleApprover(hc, main.server.URL, main.ownerSecret, "owner")
+	t.ApproveAuthorization = roleApprover(hc, main.server.URL, main.ownerSecret, "")
 	if err := authorizationTokens(ctx, t, clk, main.ownerSecret); err != nil {
 		stop()
 		return nil, nil, err

@@ -259,7 +259,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment}, nil, "a refusal"),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
-		Entry("a refresh that widens scope", fakeauthz.RefreshWidens, []string{asWider}, nil, "never-granted"),
+		Entry("a refresh that widens scope", fakeauthz.RefreshWidens, []string{asWider}, nil, "leaves openid out"),
 		Entry("tokens without expires_in", fakeauthz.NoExpiresIn, []string{asLifetime}, nil, "expires_in"),
 		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),

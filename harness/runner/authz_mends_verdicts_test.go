@@ -28,6 +28,17 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
 		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
 	})
+	// Item g: a refresh asks for a scope the server advertises and the
+	// grant lacks, which a server that widens grants; one it never heard of
+	// every server drops.
+	It("fails REFRESH-4 when a refresh is granted an advertised scope the grant lacks", func() {
+		expectDeparture(fakeauthz.RefreshWidensAdvertised, []string{asWider}, nil, "leaves openid out")
+	})
+	It("leaves REFRESH-4 not run, saying so, when nothing advertises a scope the grant lacks", func() {
+		run := runAuthz(fakeauthz.ASMetadataWithoutScopes)
+		Expect(resultOf(run, asWider).Status).To(Equal(outcome.NotRun), describeRun(run))
+		Expect(resultOf(run, asWider).Reason).To(ContainSubstring("advertise no scope the grant"))
+	})
 	// Item i: a connection closed on a malformed token, by a server that
 	// answers the same request without one, is its answer to the token.
 	It("fails TOK-2 when the server hangs up on a malformed token, never reporting a fault of the harness", func() {

@@ -224,10 +224,11 @@ func (st *authzState) register(sc stepContext) {
 	// scenario builds on, the requests it changes, and what the endpoint
 	// answers.
 	stepTable{
-		"obtained an authorization code for an S256 code_challenge": hearing(st.codeIssued, st.hearAnswer),
-		"redeemed the code for a token":                             hearing(st.redeemedForToken, st.hearToken),
-		"redeemed the code for a refresh token":                     hearing(st.redeemedForRefresh, st.hearToken),
-		"refreshed with the refresh token once":                     hearing(st.refreshedOnce, st.hearToken),
+		"obtained an authorization code for an S256 code_challenge":                                      hearing(st.codeIssued, st.hearAnswer),
+		"obtained an authorization code for an S256 code_challenge and less than every scope advertised": hearing(st.codeForLess, st.hearAnswer),
+		"redeemed the code for a token":                                                                  hearing(st.redeemedForToken, st.hearToken),
+		"redeemed the code for a refresh token":                                                          hearing(st.redeemedForRefresh, st.hearToken),
+		"refreshed with the refresh token once":                                                          hearing(st.refreshedOnce, st.hearToken),
 	}.bind(sc, `^the client `, `$`, nil)
 	stepTable{
 		" again":                 func(ctx context.Context) error { return st.redeem(ctx, nil) },
