@@ -97,8 +97,6 @@ var awaitingScenario = map[string]bool{
 	"IntrospectionInactiveDetails":      true,
 	"AnyVerifier":                       true,
 	"ReauthorizationRevokes":            true,
-	"ExpiredTokenLive":                  true,
-	"Introspection":                     true,
 	"Revocation":                        true,
 	"PlainRedirectRegisteredNotUsed":    true,
 	"TwoMethodsRefused":                 true,

@@ -1,11 +1,14 @@
 package runner_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/target"
 )
 
 // The wrong verdicts real servers showed (issue 21 item 3), each reproduced
@@ -28,6 +31,30 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
 		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
 	})
+	// Item c: TOK-4 is judged only with evidence that the token expired.
+	It("leaves TOK-4 not run, failing nothing, when an opaque token said to be expired is still served and nothing shows it expired", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.ExpiredAt = time.Time{} }, fakeauthz.ExpiredTokenLive)
+		expectNotRun(run, []string{azExpired}, "mcp_authorization.expired_token_expired_at")
+		Expect(resultOf(run, azExpired).Reason).To(ContainSubstring("advertises no introspection_endpoint"))
+	})
+	It("leaves TOK-4 not run when introspection says the token said to be expired is active", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			introspectAsConfidential(t)
+			t.Tokens.ExpiredAt = time.Now()
+		}, fakeauthz.ExpiredTokenLive, fakeauthz.Introspection)
+		expectNotRun(run, []string{azExpired}, "is active (RFC 7662 2.2)")
+	})
+	It("judges TOK-4 on introspection's word that the token is not active", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			introspectAsConfidential(t)
+			t.Tokens.ExpiredAt = time.Time{}
+		}, fakeauthz.Introspection)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("leaves TOK-4 not run when the profile says the token expires later", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.ExpiredAt = time.Now().Add(time.Hour) })
+		expectNotRun(run, []string{azExpired}, "still ahead")
+	})
 	// Item g: a refresh asks for a scope the server advertises and the
 	// grant lacks, which a server that widens grants; one it never heard of
 	// every server drops.
@@ -45,3 +72,11 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 		expectDeparture(fakeauthz.MalformedTokenHangsUp, []string{azEmptyToken, azBadChars}, nil, "while the same request without a token is answered")
 	})
 })
+
+// introspectAsConfidential gives the profile the client the fake's
+// introspection endpoint takes, with its secret from the environment.
+func introspectAsConfidential(t *target.Target) {
+	GinkgoT().Setenv("CONFORM_TEST_INTROSPECTION_SECRET", fakeauthz.ConfidentialSecret)
+	t.Profile.MCPAuthorization.IntrospectionClientID = fakeauthz.ConfidentialID
+	t.Profile.MCPAuthorization.IntrospectionClientSecretEnv = "CONFORM_TEST_INTROSPECTION_SECRET"
+}

@@ -42,16 +42,51 @@ func exchangesOf(r *mcpclient.Reply) []wire.Exchange {
 	return r.Exchanges
 }
 
-// withExpiredToken presents the profile's expired token, unless it is a
-// readable JWT whose exp is still ahead: then it has not expired, and the
-// scenario's premise is false.
-func (st *authzState) withExpiredToken() error {
+// withExpiredToken presents the profile's expired token when there is
+// evidence that it has expired (expiredEvidence): a token the server still
+// serves is no departure from TOK-4 unless it has in fact expired, and an
+// opaque token says nothing of that on its own.
+func (st *authzState) withExpiredToken(ctx context.Context) error {
 	token := st.Target.Tokens.Expired
-	if exp, ok := jwtExpiry(token); ok && exp.After(time.Now()) {
-		return st.skip(fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
-			exp.UTC().Format(time.RFC3339)))
+	if token == "" {
+		return st.skip(st.Target.Lacks("expired-token"))
+	}
+	if why := st.notShownExpired(ctx, token); why != "" {
+		return st.skip(why)
 	}
 	return st.withToken(token, "expired-token")
+}
+
+// notShownExpired says why token is not shown to have expired, "" when it
+// is: by a readable JWT's exp in the past (RFC 7519 4.1.4); else by the
+// authorization server's introspection saying it is not active (RFC 7662
+// 2.2); else by the time the profile (or the harness, which made it
+// expire) says it expired.
+func (st *authzState) notShownExpired(ctx context.Context, token string) string {
+	now := time.Now()
+	if exp, ok := jwtExpiry(token); ok {
+		if exp.After(now) {
+			return fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
+				exp.UTC().Format(time.RFC3339))
+		}
+		return ""
+	}
+	in := st.introspect(ctx, token)
+	switch {
+	case in.stated && !in.active:
+		return ""
+	case in.stated:
+		return fmt.Sprintf("the authorization server's introspection endpoint %s says the token mcp_authorization.expired_token_env names is active (RFC 7662 2.2): "+
+			"it has not expired; put an expired one there", in.endpoint)
+	}
+	if at := st.Target.Tokens.ExpiredAt; !at.IsZero() {
+		if at.After(now) {
+			return fmt.Sprintf("mcp_authorization.expired_token_expired_at says the token expires at %s, still ahead: it has not expired", at.UTC().Format(time.RFC3339))
+		}
+		return ""
+	}
+	return "the token mcp_authorization.expired_token_env names shows no evidence that it has expired: it is no JWT with an exp, " + in.why +
+		", and mcp_authorization.expired_token_expired_at does not say when it expired; set it, so that a token the server still serves is not failed for having been called expired"
 }
 
 // jwtExpiry reads the exp claim of a token that is a JWT with a readable

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // AuthorizationApprover stands in for the person at an authorization
@@ -16,6 +17,9 @@ type AuthorizationApprover func(ctx context.Context, authorizationURL string) (s
 type Tokens struct {
 	// Expired has expired (authorization.9.2).
 	Expired string
+	// ExpiredAt is when Expired expired, as the profile states it or the
+	// harness knows it; zero when unknown.
+	ExpiredAt time.Time
 	// OtherResource was issued for another resource (RFC 8707).
 	OtherResource string
 	// OtherResourceUnproven says why OtherResource, which the run obtained
