@@ -55,6 +55,22 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.ExpiredAt = time.Now().Add(time.Hour) })
 		expectNotRun(run, []string{azExpired}, "still ahead")
 	})
+	// Item d: introspection's aud shows the token is for another resource.
+	It("judges TOK-5 on introspection's aud when the pre-flight could not show the token bound, and fails a server that ignores it", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
+			introspectAsConfidential(t)
+			t.Tokens.OtherResourceUnproven = "the token is no readable JWT, and the authorization server did not refuse an unknown resource"
+		}, fakeauthz.AudienceIgnored, fakeauthz.Introspection)
+		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{azOtherResource}), describeRun(run))
+		Expect(withStatus(run, outcome.NotRun)).To(BeEmpty(), describeRun(run))
+	})
+	It("leaves TOK-5 not run when introspection says the token for another resource is for this server", func() {
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
+			introspectAsConfidential(t)
+			t.Tokens.OtherResource = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, false)
+		}, fakeauthz.Introspection)
+		expectNotRun(run, []string{azOtherResource}, "which names this server")
+	})
 	// Item g: a refresh asks for a scope the server advertises and the
 	// grant lacks, which a server that widens grants; one it never heard of
 	// every server drops.

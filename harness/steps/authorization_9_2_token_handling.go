@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -297,11 +298,40 @@ func (st *authzState) refusedAsMalformed() error {
 }
 
 // withOtherResourceToken presents the profile's token issued for another
-// resource, unless the pre-flight could not show it bound to that resource.
-func (st *authzState) withOtherResourceToken() error {
-	if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
-		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
-			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
+// resource when it is shown to be for another resource: by introspection's
+// aud (RFC 7662 2.2), when the authorization server can be asked, else
+// unless the pre-flight could not show it bound to that resource.
+func (st *authzState) withOtherResourceToken(ctx context.Context) error {
+	token := st.Target.Tokens.OtherResource
+	if token == "" {
+		return st.skip(st.Target.Lacks("other-resource-token"))
 	}
-	return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
+	in := st.introspect(ctx, token)
+	aud := introspectedAudience(in.reply)
+	switch {
+	case in.stated && !in.active:
+		return st.skip(fmt.Sprintf("the authorization server's introspection endpoint %s says the token for another resource is not active (RFC 7662 2.2), "+
+			"so a refusal of it would say nothing of its audience; put an active token issued for another resource in mcp_authorization.other_resource_token_env", in.endpoint))
+	case in.stated && slices.Contains(aud, st.endpoint()):
+		return st.skip(fmt.Sprintf("the authorization server's introspection endpoint %s says the token for another resource has aud %q, which names this server: "+
+			"it is no token for another resource; put one in mcp_authorization.other_resource_token_env", in.endpoint, aud))
+	case in.stated && len(aud) > 0:
+		// Introspection shows it bound to another resource.
+		return st.withToken(token, "other-resource-token")
+	}
+	if why := st.Target.Tokens.OtherResourceUnproven; why != "" {
+		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
+			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env" +
+			", or let the suite introspect it (" + in.why + ")")
+	}
+	return st.withToken(token, "other-resource-token")
+}
+
+// introspectedAudience is the aud of an introspection answer, a string or an
+// array of them (RFC 7662 2.2, RFC 7519 4.1.3).
+func introspectedAudience(r *oauthclient.Reply) []string {
+	if r == nil {
+		return nil
+	}
+	return oauthclient.Audience(r.JSON)
 }

@@ -102,7 +102,7 @@ func (st *authzState) register(sc stepContext) {
 
 	// The callers of the protected resource (authorization.9.2, 11.1; transport.1).
 	st.credentials["an expired token"] = st.withExpiredToken
-	st.credentials["a token issued for another resource"] = noContext(st.withOtherResourceToken)
+	st.credentials["a token issued for another resource"] = st.withOtherResourceToken
 	st.credentials["a token that lacks the scope the scoped request needs"] = func(context.Context) error {
 		return st.withToken(st.Target.Tokens.Limited, "limited-token")
 	}
