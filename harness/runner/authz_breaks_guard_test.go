@@ -96,7 +96,6 @@ var awaitingScenario = map[string]bool{
 	"IntrospectionActiveMissing":        true,
 	"IntrospectionInactiveDetails":      true,
 	"AnyVerifier":                       true,
-	"ReauthorizationRevokes":            true,
 	"Revocation":                        true,
 	"PlainRedirectRegisteredNotUsed":    true,
 	"TwoMethodsRefused":                 true,

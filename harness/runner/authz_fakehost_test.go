@@ -132,7 +132,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(3))
 	})
-	It("reuses the client the pre-flight registered for its tokens, so a whole run registers two", func() {
+	It("reuses the client the pre-flight registered for its tokens as its second client, so a whole run registers two", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
 		t := h.Target()

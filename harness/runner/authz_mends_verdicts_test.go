@@ -31,6 +31,26 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
 		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
 	})
+	// Item b: the run must not revoke the credential it relies on, and a
+	// credential that stops working mid-run is named as the cause.
+	It("passes whole a server that revokes a client's tokens when it is authorized again, the pre-flight's client serving as the second", func() {
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
+			t.Credential = h.MintFor(fakeauthz.ConfidentialID, "", h.Endpoint(), fakeauthz.ScopeTools+" "+fakeauthz.ScopeWrite)
+			t.Tokens.Client = target.RegisteredClient{Issuer: h.Issuer(), ID: fakeauthz.ConfidentialID}
+		}, fakeauthz.ReauthorizationRevokes)
+		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+	It("names a credential revoked mid-run as the cause of what it leaves not run, failing nothing", func() {
+		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
+			// The scenarios authorize the very client the credential is of.
+			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
+			t.Credential = h.MintFor(fakeauthz.ConfidentialID, "", h.Endpoint(), fakeauthz.ScopeTools+" "+fakeauthz.ScopeWrite)
+		}, fakeauthz.ReauthorizationRevokes)
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azOrigin}, "it stopped working mid-run")
+		for _, id := range []string{azValid, azUnknown, azOrigin} {
+			Expect(resultOf(run, id).Reason).NotTo(ContainSubstring("set mcp_authorization.protected_request"), id)
+		}
+	})
 	// Item c: TOK-4 is judged only with evidence that the token expired.
 	It("leaves TOK-4 not run, failing nothing, when an opaque token said to be expired is still served and nothing shows it expired", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Tokens.ExpiredAt = time.Time{} }, fakeauthz.ExpiredTokenLive)

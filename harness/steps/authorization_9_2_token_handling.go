@@ -118,6 +118,11 @@ func (st *authzState) served() error {
 	if err != nil {
 		return err
 	}
+	if h.status/100 != 2 {
+		if died := st.credentialDied(h.describe()); died != "" {
+			return st.skip(died)
+		}
+	}
 	switch {
 	case h.status == http.StatusForbidden:
 		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
@@ -142,6 +147,9 @@ func (st *authzState) controlServed(ctx context.Context) error {
 		return err
 	}
 	if reply.Status/100 != 2 {
+		if died := st.credentialDied(describe(reply)); died != "" {
+			return st.skip("the control failed: " + died)
+		}
 		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
 			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
 			describe(reply)))

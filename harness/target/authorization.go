@@ -29,8 +29,10 @@ type Tokens struct {
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
 	// Client is the client the run registered to obtain these tokens before
-	// the scenarios, which they reuse rather than register another; zero
-	// when the run registered none.
+	// the scenarios, which they use as their second client, one they never
+	// authorize again, so that the credential survives an authorization
+	// server that revokes a client's earlier tokens when it is authorized
+	// again; zero when the run registered none.
 	Client RegisteredClient
 }
 
