@@ -120,13 +120,20 @@ func (st *authzState) advertisedBeyond(granted string) (string, string) {
 // codeForLess obtains a code for less than every scope advertised, so that
 // a refresh has an advertised scope to ask for that the grant lacks: the
 // scope the run chose, when the servers advertise one beyond it; else that
-// scope without its last member, when it has two or more, the one left out
-// being what the refresh asks for.
+// scope without its last member but offline_access, when it has two or
+// more, the one left out being what the refresh asks for.
 func (st *authzState) codeForLess(ctx context.Context) error {
 	chosen := st.authz.as.scope
 	if beyond, _ := st.advertisedBeyond(chosen); beyond == "" {
-		if f := strings.Fields(chosen); len(f) > 1 {
-			st.authz.as.scope, st.authz.as.wider = strings.Join(f[:len(f)-1], " "), f[len(f)-1]
+		f := strings.Fields(chosen)
+		// offline_access stays: some servers issue refresh tokens only
+		// for it.
+		for i := len(f) - 1; len(f) > 1 && i >= 0; i-- {
+			if f[i] != "offline_access" {
+				st.authz.as.wider = f[i]
+				st.authz.as.scope = strings.Join(slices.Delete(slices.Clone(f), i, i+1), " ")
+				break
+			}
 		}
 	}
 	return st.codeIssued(ctx)
