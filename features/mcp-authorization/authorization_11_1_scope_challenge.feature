@@ -11,14 +11,14 @@ Feature: authorization.11.1 Scope challenge handling
   @SCOPE-1 @needs-limited-token @id:token-without-scope-operation-needs-refused-403
   Scenario: A token without the scope an operation needs is refused 403
     Given a caller with a token that lacks the scope the scoped request needs
-    And that the server serves the request that needs authorization with that token
+    And that the server takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope
     When the caller sends the request that needs more scope
     Then the server refuses the request 403, insufficient permissions
 
   @SCOPE-3 @needs-limited-token @id:403-insufficient-scope-carries-insufficient-scope-challenge
   Scenario: The 403 for insufficient scope carries an insufficient_scope challenge naming the scope and the metadata
     Given a caller with a token that lacks the scope the scoped request needs
-    And that the server serves the request that needs authorization with that token
+    And that the server takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope
     When the caller sends the request that needs more scope
     # A premise here: SCOPE-1 judges the status itself.
     Given that the HTTP status is 403

@@ -47,7 +47,9 @@ Feature: security.2 Refresh token rotation
 
   @REFRESH-4 @needs-authorization-approval @id:refresh-cannot-widen-scope-granted
   Scenario: A refresh cannot widen the scope granted
-    Given the client obtained an authorization code for an S256 code_challenge
+    # The refresh asks for an advertised scope the grant lacks: one no
+    # server knows every server drops, which proves nothing.
+    Given the client obtained an authorization code for an S256 code_challenge and less than every scope advertised
     And that the client redeemed the code for a refresh token
     And that the client's valid refresh, asking for the scope granted, obtains a token
     When the client refreshes asking for a scope it was never granted

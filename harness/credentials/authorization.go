@@ -54,16 +54,6 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 		fmt.Fprintf(stderr, "conform: obtained %s from %s through the authorization code flow\n", what, issuer)
 		return access
 	}
-	// The client registered on the way serves the scenarios too: one
-	// registration fewer against a rate-limited server.
-	defer func() {
-		if a.ClientID == "" && flow.ClientID != "" {
-			t.Tokens.Client = target.RegisteredClient{Issuer: issuer, ID: flow.ClientID}
-		}
-	}()
-	if t.Credential == "" {
-		t.Credential = obtain(t.Endpoint(), "a token for "+t.Endpoint())
-	}
 	if wantOther {
 		t.Tokens.OtherResource = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
 		// Security considerations 1: audience binding holds "when the
@@ -76,6 +66,19 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 			}
 			t.Tokens.OtherResourceUnproven = why
 		}
+	}
+	// The credential is obtained last: an authorization server may revoke
+	// a client's earlier tokens when the same client is authorized again,
+	// and the run relies on the credential throughout.
+	if t.Credential == "" {
+		t.Credential = obtain(t.Endpoint(), "a token for "+t.Endpoint())
+	}
+	// The client registered on the way serves the scenarios too, as their
+	// second client, which they never authorize: one registration fewer
+	// against a rate-limited server, and no later authorization of it
+	// revokes the credential (target.Tokens.Client).
+	if a.ClientID == "" && flow.ClientID != "" {
+		t.Tokens.Client = target.RegisteredClient{Issuer: issuer, ID: flow.ClientID}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/target"
@@ -159,7 +160,9 @@ func (h *Host) Target() *target.Target {
 	t.HTTP = &http.Client{}
 	t.Credential = h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, false)
 	t.Tokens = target.Tokens{
-		Expired:       h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, true),
+		Expired: h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, true),
+		// Minted expired: the evidence TOK-4 needs, as a profile states it.
+		ExpiredAt:     time.Now(),
 		OtherResource: h.Mint("https://other.example/mcp", ScopeTools+" "+ScopeWrite, false),
 		Limited:       h.Mint(h.Endpoint(), ScopeTools, false),
 	}

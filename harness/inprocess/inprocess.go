@@ -91,7 +91,7 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 		stop()
 		return nil, nil, fmt.Errorf("sign in to the peer instance: %w", err)
 	}
-	t.ApproveAuthorization = roleApprover(hc, main.server.URL, main.ownerSecret, "owner")
+	t.ApproveAuthorization = roleApprover(hc, main.server.URL, main.ownerSecret, "")
 	if err := authorizationTokens(ctx, t, clk, main.ownerSecret); err != nil {
 		stop()
 		return nil, nil, err
@@ -121,7 +121,8 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 		return fmt.Errorf("the authorization code flow issued no access_token with expires_in")
 	}
 	clk.Advance(time.Duration(lifetime)*time.Second + time.Second)
-	t.Tokens.Expired = access
+	// Expired on the host's clock by now: the evidence TOK-4 needs.
+	t.Tokens.Expired, t.Tokens.ExpiredAt = access, time.Now()
 	// A member's token, issued after the clock moved, holds afs:read and
 	// afs:write but not afs:delete (PRODUCT.md section 6: roles).
 	flow.Approve = roleApprover(t.HTTP, base, ownerSecret, "member")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -29,6 +30,17 @@ type MCPAuthorization struct {
 	ExpiredTokenEnv       string `yaml:"expired_token_env"`
 	OtherResourceTokenEnv string `yaml:"other_resource_token_env"`
 	LimitedTokenEnv       string `yaml:"limited_token_env"`
+	// ExpiredTokenExpiredAt says when the expired token expired (RFC 3339):
+	// TOK-4 is judged only with evidence of that, and an opaque token
+	// carries none of its own.
+	ExpiredTokenExpiredAt string `yaml:"expired_token_expired_at"`
+	// IntrospectionEndpoint is RFC 7662's endpoint, for an authorization
+	// server that does not advertise its introspection_endpoint;
+	// IntrospectionClientID and IntrospectionClientSecretEnv the client it
+	// takes (default: ClientID and ClientSecretEnv).
+	IntrospectionEndpoint        string `yaml:"introspection_endpoint"`
+	IntrospectionClientID        string `yaml:"introspection_client_id"`
+	IntrospectionClientSecretEnv string `yaml:"introspection_client_secret_env"`
 	// OtherResource is another resource the same authorization server
 	// issues tokens for; with the authorization approval command the suite
 	// obtains a token for it (RFC 8707) when other_resource_token_env gives
@@ -103,6 +115,19 @@ func (a MCPAuthorization) validate() error {
 	if a.SecondClientID != "" && a.SecondClientID == a.ClientID {
 		return fmt.Errorf("profile: mcp_authorization.second_client_id must name another client than mcp_authorization.client_id")
 	}
+	if a.IntrospectionClientSecretEnv != "" && a.IntrospectionClientID == "" {
+		return fmt.Errorf("profile: mcp_authorization.introspection_client_secret_env needs mcp_authorization.introspection_client_id, the client the secret is for")
+	}
+	if a.ExpiredTokenExpiredAt != "" {
+		if _, err := time.Parse(time.RFC3339, a.ExpiredTokenExpiredAt); err != nil {
+			return fmt.Errorf("profile: mcp_authorization.expired_token_expired_at must be an RFC 3339 time like 2026-01-31T12:00:00Z, got %q", a.ExpiredTokenExpiredAt)
+		}
+	}
+	if a.IntrospectionEndpoint != "" {
+		if err := checkURL("mcp_authorization.introspection_endpoint", a.IntrospectionEndpoint); err != nil {
+			return err
+		}
+	}
 	if a.Issuer != "" {
 		if err := checkURL("mcp_authorization.issuer", a.Issuer); err != nil {
 			return err
@@ -134,6 +159,23 @@ func (a MCPAuthorization) OtherResourceToken() string { return env(a.OtherResour
 
 // ClientSecret is ClientID's secret from the environment, or "".
 func (a MCPAuthorization) ClientSecret() string { return env(a.ClientSecretEnv) }
+
+// ExpiredAt is when the expired token expired, as the profile states it;
+// zero when it does not.
+func (a MCPAuthorization) ExpiredAt() time.Time {
+	t, _ := time.Parse(time.RFC3339, a.ExpiredTokenExpiredAt)
+	return t
+}
+
+// Introspector is the client that asks the introspection endpoint, with its
+// secret from the environment: the profile's introspection client, else
+// ClientID with its secret.
+func (a MCPAuthorization) Introspector() (clientID, secret string) {
+	if a.IntrospectionClientID != "" {
+		return a.IntrospectionClientID, env(a.IntrospectionClientSecretEnv)
+	}
+	return a.ClientID, a.ClientSecret()
+}
 
 // SecondClientSecret is SecondClientID's secret from the environment, or "".
 func (a MCPAuthorization) SecondClientSecret() string { return env(a.SecondClientSecretEnv) }

@@ -163,6 +163,9 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
 		Entry("a second client's secret without the client", "  second_client_secret_env: X\n", "second_client_secret_env needs mcp_authorization.second_client_id"),
 		Entry("a second client that is the first", "  client_id: a\n  second_client_id: a\n", "second_client_id must name another client"),
+		Entry("an expiry that is no RFC 3339 time", "  expired_token_expired_at: yesterday\n", "expired_token_expired_at must be an RFC 3339 time"),
+		Entry("an introspection endpoint that is not a URL", "  introspection_endpoint: introspect\n", "mcp_authorization.introspection_endpoint must be an http or https URL"),
+		Entry("an introspection secret without its client", "  introspection_client_secret_env: X\n", "introspection_client_secret_env needs mcp_authorization.introspection_client_id"),
 	)
 
 	It("reads the pack's tokens from the environment variables it names", func() {

@@ -21,7 +21,12 @@ type protection struct {
 }
 
 func (p *protection) reason(ctx context.Context, st *State) string {
-	p.once.Do(func() { p.why = (&authzState{State: st}).probeProtection(ctx) })
+	p.once.Do(func() {
+		az := &authzState{State: st}
+		if p.why = az.probeProtection(ctx); p.why == "" {
+			az.watchCredential(ctx)
+		}
+	})
 	return p.why
 }
 

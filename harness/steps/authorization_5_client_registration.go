@@ -51,7 +51,6 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
-	st.adoptTokensClient()
 	if st.authzClient.clientID != "" {
 		st.authz.as.clientID = st.authzClient.clientID
 		return nil
@@ -140,6 +139,7 @@ func (st *authzState) secondClient(ctx context.Context) error {
 	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
+	st.adoptTokensClient()
 	if st.authzClient.second != "" {
 		st.authz.as.second = st.authzClient.second
 		return nil
@@ -177,16 +177,18 @@ func (st *authzState) secondSecret() oauthclient.Secret {
 }
 
 // adoptTokensClient makes the client the run registered for its tokens,
-// before the scenarios, the run's own client when it was registered with
+// before the scenarios, the run's second client when it was registered with
 // this authorization server: a server with a registration limit is asked
-// once less. The caller holds st.authzClient.mu.
+// once less, and the second client is never authorized again, so the
+// credential it obtained survives an authorization server that revokes a
+// client's earlier tokens when that client is authorized again (issue 21
+// item 3b). The caller holds st.authzClient.mu.
 func (st *authzState) adoptTokensClient() {
-	if st.authzClient.clientID != "" {
+	if st.authzClient.second != "" {
 		return
 	}
-	md := st.authz.as.md
-	if id := st.Target.Tokens.Client.At(md.String("issuer")); id != "" {
-		st.authzClient.clientID, st.authzClient.registeredAt = id, md.String("registration_endpoint")
+	if id := st.Target.Tokens.Client.At(st.authz.as.md.String("issuer")); id != "" && id != st.authzClient.clientID {
+		st.authzClient.second = id
 	}
 }
 
@@ -202,7 +204,6 @@ func (st *authzState) registrationControl(ctx context.Context) error {
 	}
 	endpoint := md.String("registration_endpoint")
 	st.authzClient.mu.Lock()
-	st.adoptTokensClient()
 	accepted := st.authzClient.registeredAt != "" && st.authzClient.registeredAt == endpoint
 	st.authzClient.mu.Unlock()
 	if accepted {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/wire"
 )
@@ -14,19 +16,78 @@ import (
 func (st *authzState) sendProtected(ctx context.Context) error {
 	r := st.protected()
 	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	if err != nil && st.auth != "" && st.answersAnonymously(ctx) {
+		// The server answers the same request without the token, so
+		// closing this one unanswered was its answer to the token: a
+		// resource server refuses a token with a status and a challenge
+		// (RFC 6750 3, OAuth 2.1 5.3), never by hanging up.
+		return st.depart("an answer to the token presented (RFC 6750 3, OAuth 2.1 5.3)", "an HTTP response: a refusal with a status and a Bearer challenge",
+			"no answer ("+err.Error()+"), while the same request without a token is answered", exchangesOf(reply)...)
+	}
 	return st.took(reply, err)
 }
 
-// withExpiredToken presents the profile's expired token, unless it is a
-// readable JWT whose exp is still ahead: then it has not expired, and the
-// scenario's premise is false.
-func (st *authzState) withExpiredToken() error {
+// answersAnonymously says whether the server answers the request that needs
+// authorization sent without a token, with any status: it is still there.
+func (st *authzState) answersAnonymously(ctx context.Context) bool {
+	r := st.protected()
+	_, err := st.MCP.Call(ctx, "", r.Method, st.protectedParams(r))
+	return err == nil
+}
+
+// exchangesOf is what a reply recorded, none when there is no reply.
+func exchangesOf(r *mcpclient.Reply) []wire.Exchange {
+	if r == nil {
+		return nil
+	}
+	return r.Exchanges
+}
+
+// withExpiredToken presents the profile's expired token when there is
+// evidence that it has expired (expiredEvidence): a token the server still
+// serves is no departure from TOK-4 unless it has in fact expired, and an
+// opaque token says nothing of that on its own.
+func (st *authzState) withExpiredToken(ctx context.Context) error {
 	token := st.Target.Tokens.Expired
-	if exp, ok := jwtExpiry(token); ok && exp.After(time.Now()) {
-		return st.skip(fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
-			exp.UTC().Format(time.RFC3339)))
+	if token == "" {
+		return st.skip(st.Target.Lacks("expired-token"))
+	}
+	if why := st.notShownExpired(ctx, token); why != "" {
+		return st.skip(why)
 	}
 	return st.withToken(token, "expired-token")
+}
+
+// notShownExpired says why token is not shown to have expired, "" when it
+// is: by a readable JWT's exp in the past (RFC 7519 4.1.4); else by the
+// authorization server's introspection saying it is not active (RFC 7662
+// 2.2); else by the time the profile (or the harness, which made it
+// expire) says it expired.
+func (st *authzState) notShownExpired(ctx context.Context, token string) string {
+	now := time.Now()
+	if exp, ok := jwtExpiry(token); ok {
+		if exp.After(now) {
+			return fmt.Sprintf("the token mcp_authorization.expired_token_env names is a JWT whose exp, %s, is still ahead: it has not expired; put an expired one there",
+				exp.UTC().Format(time.RFC3339))
+		}
+		return ""
+	}
+	in := st.introspect(ctx, token)
+	switch {
+	case in.stated && !in.active:
+		return ""
+	case in.stated:
+		return fmt.Sprintf("the authorization server's introspection endpoint %s says the token mcp_authorization.expired_token_env names is active (RFC 7662 2.2): "+
+			"it has not expired; put an expired one there", in.endpoint)
+	}
+	if at := st.Target.Tokens.ExpiredAt; !at.IsZero() {
+		if at.After(now) {
+			return fmt.Sprintf("mcp_authorization.expired_token_expired_at says the token expires at %s, still ahead: it has not expired", at.UTC().Format(time.RFC3339))
+		}
+		return ""
+	}
+	return "the token mcp_authorization.expired_token_env names shows no evidence that it has expired: it is no JWT with an exp, " + in.why +
+		", and mcp_authorization.expired_token_expired_at does not say when it expired; set it, so that a token the server still serves is not failed for having been called expired"
 }
 
 // jwtExpiry reads the exp claim of a token that is a JWT with a readable
@@ -57,6 +118,11 @@ func (st *authzState) served() error {
 	if err != nil {
 		return err
 	}
+	if h.status/100 != 2 {
+		if died := st.credentialDied(h.describe()); died != "" {
+			return st.skip(died)
+		}
+	}
 	switch {
 	case h.status == http.StatusForbidden:
 		return st.skip("the target's credential was refused 403, insufficient permissions for " + st.protected().Method +
@@ -81,6 +147,9 @@ func (st *authzState) controlServed(ctx context.Context) error {
 		return err
 	}
 	if reply.Status/100 != 2 {
+		if died := st.credentialDied(describe(reply)); died != "" {
+			return st.skip("the control failed: " + died)
+		}
 		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
 			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
 			describe(reply)))
@@ -237,11 +306,40 @@ func (st *authzState) refusedAsMalformed() error {
 }
 
 // withOtherResourceToken presents the profile's token issued for another
-// resource, unless the pre-flight could not show it bound to that resource.
-func (st *authzState) withOtherResourceToken() error {
-	if why := st.Target.Tokens.OtherResourceUnproven; why != "" && st.Target.Tokens.OtherResource != "" {
-		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
-			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env")
+// resource when it is shown to be for another resource: by introspection's
+// aud (RFC 7662 2.2), when the authorization server can be asked, else
+// unless the pre-flight could not show it bound to that resource.
+func (st *authzState) withOtherResourceToken(ctx context.Context) error {
+	token := st.Target.Tokens.OtherResource
+	if token == "" {
+		return st.skip(st.Target.Lacks("other-resource-token"))
 	}
-	return st.withToken(st.Target.Tokens.OtherResource, "other-resource-token")
+	in := st.introspect(ctx, token)
+	aud := introspectedAudience(in.reply)
+	switch {
+	case in.stated && !in.active:
+		return st.skip(fmt.Sprintf("the authorization server's introspection endpoint %s says the token for another resource is not active (RFC 7662 2.2), "+
+			"so a refusal of it would say nothing of its audience; put an active token issued for another resource in mcp_authorization.other_resource_token_env", in.endpoint))
+	case in.stated && slices.Contains(aud, st.endpoint()):
+		return st.skip(fmt.Sprintf("the authorization server's introspection endpoint %s says the token for another resource has aud %q, which names this server: "+
+			"it is no token for another resource; put one in mcp_authorization.other_resource_token_env", in.endpoint, aud))
+	case in.stated && len(aud) > 0:
+		// Introspection shows it bound to another resource.
+		return st.withToken(token, "other-resource-token")
+	}
+	if why := st.Target.Tokens.OtherResourceUnproven; why != "" {
+		return st.skip("the token obtained for mcp_authorization.other_resource is not shown to be bound to that resource: " + why +
+			"; audience binding holds \"when the Authorization Server supports the capability\" (security.1), so put a token issued for another resource in mcp_authorization.other_resource_token_env" +
+			", or let the suite introspect it (" + in.why + ")")
+	}
+	return st.withToken(token, "other-resource-token")
+}
+
+// introspectedAudience is the aud of an introspection answer, a string or an
+// array of them (RFC 7662 2.2, RFC 7519 4.1.3).
+func introspectedAudience(r *oauthclient.Reply) []string {
+	if r == nil {
+		return nil
+	}
+	return oauthclient.Audience(r.JSON)
 }

@@ -31,6 +31,8 @@ type asFlow struct {
 	sent oauthclient.AuthorizationRequest
 	// second is the second client, when the scenario has one.
 	second string
+	// wider is the advertised scope a refresh asked for beyond the grant.
+	wider string
 }
 
 // scopeChoice is the scope the run's authorization requests ask for, chosen

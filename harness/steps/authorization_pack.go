@@ -101,8 +101,8 @@ func (st *authzState) register(sc stepContext) {
 	st.vars["mcp_authorization.invalid_origin"] = st.Target.Profile.MCPAuthorization.InvalidOrigin
 
 	// The callers of the protected resource (authorization.9.2, 11.1; transport.1).
-	st.credentials["an expired token"] = noContext(st.withExpiredToken)
-	st.credentials["a token issued for another resource"] = noContext(st.withOtherResourceToken)
+	st.credentials["an expired token"] = st.withExpiredToken
+	st.credentials["a token issued for another resource"] = st.withOtherResourceToken
 	st.credentials["a token that lacks the scope the scoped request needs"] = func(context.Context) error {
 		return st.withToken(st.Target.Tokens.Limited, "limited-token")
 	}
@@ -119,9 +119,9 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{
-		"serves the request that needs authorization with the target's credential":           st.controlServed,
-		"serves the request that needs authorization with that token":                        st.limitedServed,
-		"refuses the request that needs authorization without a token":                       st.refusedWithoutToken,
+		"serves the request that needs authorization with the target's credential":                                            st.controlServed,
+		"takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope": st.limitedServed,
+		"refuses the request that needs authorization without a token":                                                        st.refusedWithoutToken,
 		"answers neither 401 nor 403":                                                        noContext(st.originControl),
 		"serves the request: HTTP 2xx":                                                       noContext(st.served),
 		"refuses the request as malformed: 400 or 401, with a Bearer challenge":              noContext(st.refusedAsMalformed),
@@ -224,10 +224,11 @@ func (st *authzState) register(sc stepContext) {
 	// scenario builds on, the requests it changes, and what the endpoint
 	// answers.
 	stepTable{
-		"obtained an authorization code for an S256 code_challenge": hearing(st.codeIssued, st.hearAnswer),
-		"redeemed the code for a token":                             hearing(st.redeemedForToken, st.hearToken),
-		"redeemed the code for a refresh token":                     hearing(st.redeemedForRefresh, st.hearToken),
-		"refreshed with the refresh token once":                     hearing(st.refreshedOnce, st.hearToken),
+		"obtained an authorization code for an S256 code_challenge":                                      hearing(st.codeIssued, st.hearAnswer),
+		"obtained an authorization code for an S256 code_challenge and less than every scope advertised": hearing(st.codeForLess, st.hearAnswer),
+		"redeemed the code for a token":                                                                  hearing(st.redeemedForToken, st.hearToken),
+		"redeemed the code for a refresh token":                                                          hearing(st.redeemedForRefresh, st.hearToken),
+		"refreshed with the refresh token once":                                                          hearing(st.refreshedOnce, st.hearToken),
 	}.bind(sc, `^the client `, `$`, nil)
 	stepTable{
 		" again":                 func(ctx context.Context) error { return st.redeem(ctx, nil) },

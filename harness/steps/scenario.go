@@ -115,6 +115,9 @@ type Suite struct {
 	// protection says once per run whether the server implements MCP
 	// authorization at all.
 	protection protection
+	// credential is whether the target's credential was served at the
+	// run's start.
+	credential credentialWatch
 }
 
 // NewSuite prepares the shared clients for a target.

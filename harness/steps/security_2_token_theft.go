@@ -60,16 +60,83 @@ func (st *authzState) tokenLifetime() error {
 	return nil
 }
 
-// widerScope is a scope no authorization server granted the suite.
-const widerScope = "conform:never-granted"
-
 // refreshWider asks, in a refresh, for the scope originally granted and one
 // more (OAuth 2.1 4.3.1: "The requested scope MUST NOT include any scope not
-// originally granted by the resource owner").
+// originally granted by the resource owner"). The one more is a scope the
+// server itself advertises, which it could grant: a scope it does not know
+// is dropped by any server, and that proves nothing. When it advertises
+// none the grant lacks, the scenario is not run.
 func (st *authzState) refreshWider(ctx context.Context) error {
+	granted := st.grantedScope()
+	wider, known := st.advertisedBeyond(granted)
+	if st.authz.as.wider != "" && !slices.Contains(strings.Fields(granted), st.authz.as.wider) {
+		// The scope the authorization request left out, and the grant too.
+		wider = st.authz.as.wider
+	}
+	if wider == "" {
+		return st.skip(fmt.Sprintf("the servers advertise no scope the grant (%q) lacks (%s), so there is no scope to ask for that the authorization server knows and did not grant",
+			granted, known))
+	}
+	st.authz.as.wider = wider
 	form := st.refreshForm()
-	form.Set("scope", strings.TrimSpace(st.grantedScope()+" "+widerScope))
+	form.Set("scope", strings.TrimSpace(granted+" "+wider))
 	return st.tokenRequest(ctx, form)
+}
+
+// advertisedBeyond is a scope the authorization server's scopes_supported
+// or the scope the run chose from the challenge (Scope Selection Strategy)
+// names and granted leaves out, offline_access last; and what was
+// advertised, for a reason.
+func (st *authzState) advertisedBeyond(granted string) (string, string) {
+	var advertised []string
+	if md := st.authz.as.md; md != nil {
+		advertised = append(advertised, md.Strings("scopes_supported")...)
+	}
+	advertised = append(advertised, strings.Fields(st.authz.as.scope)...)
+	var beyond []string
+	for _, s := range advertised {
+		if !slices.Contains(strings.Fields(granted), s) && !slices.Contains(beyond, s) {
+			beyond = append(beyond, s)
+		}
+	}
+	slices.SortStableFunc(beyond, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "offline_access":
+			return 1
+		case b == "offline_access":
+			return -1
+		}
+		return 0
+	})
+	known := fmt.Sprintf("scopes_supported and the challenge's scope name %q", advertised)
+	if len(beyond) == 0 {
+		return "", known
+	}
+	return beyond[0], known
+}
+
+// codeForLess obtains a code for less than every scope advertised, so that
+// a refresh has an advertised scope to ask for that the grant lacks: the
+// scope the run chose, when the servers advertise one beyond it; else that
+// scope without its last member but offline_access, when it has two or
+// more, the one left out being what the refresh asks for.
+func (st *authzState) codeForLess(ctx context.Context) error {
+	chosen := st.authz.as.scope
+	if beyond, _ := st.advertisedBeyond(chosen); beyond == "" {
+		f := strings.Fields(chosen)
+		// offline_access stays: some servers issue refresh tokens only
+		// for it.
+		for i := len(f) - 1; len(f) > 1 && i >= 0; i-- {
+			if f[i] != "offline_access" {
+				st.authz.as.wider = f[i]
+				st.authz.as.scope = strings.Join(slices.Delete(slices.Clone(f), i, i+1), " ")
+				break
+			}
+		}
+	}
+	return st.codeIssued(ctx)
 }
 
 // refreshNotWider: refresh tokens "MUST be bound to the scope and resource
@@ -86,9 +153,10 @@ func (st *authzState) refreshNotWider() error {
 	if r.Status/100 != 2 {
 		return st.tokenRefused("")
 	}
+	wider := st.authz.as.wider
 	scope, present := r.JSON["scope"].(string)
-	if !present || slices.Contains(strings.Fields(scope), widerScope) {
-		return st.depart("refresh with a scope never granted (OAuth 2.1 3.2.3)", "a refusal, or a token whose scope leaves "+widerScope+" out",
+	if !present || slices.Contains(strings.Fields(scope), wider) {
+		return st.depart("refresh with a scope never granted (OAuth 2.1 3.2.3)", "a refusal, or a token whose scope leaves "+wider+" out",
 			describeOAuth(r), r.Exchange)
 	}
 	return nil

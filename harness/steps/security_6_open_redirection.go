@@ -134,11 +134,15 @@ func (st *authzState) acceptsRedirect() error {
 	}
 	const check = "loopback redirect URI on another port (OAuth 2.1 4.1.1, 8.4.2)"
 	switch {
-	case a.redirected:
-		// A server never redirects to a redirect URI it does not accept
-		// (4.1.2.1), so any redirect there, a refusal for another reason
-		// included, accepted it.
+	case a.redirected && a.params.Get("code") != "":
 		return nil
+	case a.redirected:
+		// A redirect there without a code (an error redirect) is a
+		// refusal, whatever 4.1.2.1 says of redirecting it: the control got
+		// a code for the same client, scope and redirect URI on the
+		// registered port, so the port is what was refused.
+		return st.depart(check, "a redirect to the redirect_uri on the other port with a code",
+			fmt.Sprintf("%s: error=%s (%s)", a.describe(), a.params.Get("error"), a.params.Get("error_description")), a.ex)
 	case a.approvalErr != nil:
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v; "+
 			"whether the server refused the port cannot be told from that", a.describe(), a.approvalErr))

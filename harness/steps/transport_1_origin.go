@@ -35,8 +35,16 @@ func (st *authzState) originControl() error {
 	if err != nil {
 		return err
 	}
+	if (h.status == http.StatusUnauthorized || h.status == http.StatusForbidden) && st.auth != "" {
+		if died := st.credentialDied(h.describe()); died != "" {
+			return st.skip(died)
+		}
+	}
 	switch h.status {
 	case http.StatusUnauthorized:
+		if st.auth != "" {
+			return st.skip("the server answers 401 with the target's credential before it looks at the Origin, so the Origin alone does not decide; check credential_env")
+		}
 		return st.skip("without a token the server answers 401 before it looks at the Origin: set credential_env so the Origin alone decides")
 	case http.StatusForbidden:
 		return st.skip("the server answers 403 even without an Origin header, so a 403 with one would not show Origin validation")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // AuthorizationApprover stands in for the person at an authorization
@@ -16,6 +17,9 @@ type AuthorizationApprover func(ctx context.Context, authorizationURL string) (s
 type Tokens struct {
 	// Expired has expired (authorization.9.2).
 	Expired string
+	// ExpiredAt is when Expired expired, as the profile states it or the
+	// harness knows it; zero when unknown.
+	ExpiredAt time.Time
 	// OtherResource was issued for another resource (RFC 8707).
 	OtherResource string
 	// OtherResourceUnproven says why OtherResource, which the run obtained
@@ -25,8 +29,10 @@ type Tokens struct {
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
 	// Client is the client the run registered to obtain these tokens before
-	// the scenarios, which they reuse rather than register another; zero
-	// when the run registered none.
+	// the scenarios, which they use as their second client, one they never
+	// authorize again, so that the credential survives an authorization
+	// server that revokes a client's earlier tokens when it is authorized
+	// again; zero when the run registered none.
 	Client RegisteredClient
 }
 
