@@ -173,6 +173,17 @@ var _ = Describe("the mcp-authorization pack's not-run reasons name their actual
 		Expect(r.Reason).NotTo(ContainSubstring("lets use the authorization code grant"))
 	})
 
+	It("says the credential itself is refused, not that protected_request is wrong, when the server answers it 401", func() {
+		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.Credential = t.Tokens.Expired })
+		for _, id := range []string{azUnknown, azTampered, azQuery} {
+			r := resultOf(run, id)
+			Expect(r.Status).To(Equal(outcome.NotRun), id)
+			Expect(r.Reason).To(ContainSubstring("the server refuses the target's credential itself (HTTP 401"), id)
+			Expect(r.Reason).To(ContainSubstring("expired or was revoked"), id)
+			Expect(r.Reason).NotTo(ContainSubstring("mcp_authorization.protected_request"), id)
+		}
+	})
+
 	It("names why the harness could not obtain the credential, not only conform login, where a scenario needs it", func() {
 		h := fakeauthz.Start(fakeauthz.ApprovalRefusedInvalidScope)
 		DeferCleanup(h.Close)
