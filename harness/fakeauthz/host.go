@@ -32,6 +32,10 @@ type Host struct {
 	// RS serves the MCP endpoint and its metadata; AS the authorization server.
 	RS, AS *httptest.Server
 	breaks map[Break]bool
+	// started is closed once both servers have their URLs, which each
+	// handler reads: a request that reaches one first (a client of an
+	// earlier server on the same port) waits for it.
+	started chan struct{}
 
 	mu sync.Mutex
 	// served counts the MCP server's requests, for StopsAnswering.
@@ -84,11 +88,21 @@ func Start(breaks ...Break) *Host {
 	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	// Both are set before either serves, since each handler reads both URLs.
-	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
-	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))
+	h.started = make(chan struct{})
+	h.RS = httptest.NewUnstartedServer(h.afterStart(h.serveResource))
+	h.AS = httptest.NewUnstartedServer(h.afterStart(h.serveAuthorization))
 	h.RS.Start()
 	h.AS.Start()
+	close(h.started)
 	return h
+}
+
+// afterStart serves with serve once both servers have started.
+func (h *Host) afterStart(serve http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-h.started
+		serve(w, r)
+	})
 }
 
 // Close stops both servers.
