@@ -36,6 +36,9 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 	if issuer == "" {
 		if err != nil {
 			fmt.Fprintf(stderr, "conform: could not find the authorization server: %v\n", err)
+			if t.Credential == "" {
+				t.CredentialUnobtained = "could not find the authorization server: " + err.Error()
+			}
 			return
 		}
 		issuer = found
@@ -44,18 +47,19 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 		scope = a.Scope
 	}
 	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret()}
-	obtain := func(resource, what string) string {
+	obtain := func(resource, what string) (string, error) {
 		tok, err := flow.Obtain(ctx, issuer, resource)
 		if err != nil {
-			fmt.Fprintf(stderr, "conform: could not obtain %s from %s: %v\n", what, issuer, err)
-			return ""
+			err = fmt.Errorf("could not obtain %s from %s through the authorization code flow: %w", what, issuer, err)
+			fmt.Fprintf(stderr, "conform: %v\n", err)
+			return "", err
 		}
 		access, _ := tok["access_token"].(string)
 		fmt.Fprintf(stderr, "conform: obtained %s from %s through the authorization code flow\n", what, issuer)
-		return access
+		return access, nil
 	}
 	if wantOther {
-		t.Tokens.OtherResource = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
+		t.Tokens.OtherResource, _ = obtain(a.OtherResource, "a token for the other resource "+a.OtherResource)
 		// Security considerations 1: audience binding holds "when the
 		// Authorization Server supports the capability"; TOK-5 judges a token
 		// for another resource only when the server shows it binds tokens so.
@@ -71,14 +75,20 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 	// a client's earlier tokens when the same client is authorized again,
 	// and the run relies on the credential throughout.
 	if t.Credential == "" {
-		t.Credential = obtain(t.Endpoint(), "a token for "+t.Endpoint())
+		// The cause goes to the scenarios that need the credential, not
+		// to stderr alone (target.Lacks).
+		if tok, err := obtain(t.Endpoint(), "a token for "+t.Endpoint()); err != nil {
+			t.CredentialUnobtained = err.Error()
+		} else {
+			t.Credential = tok
+		}
 	}
 	// The client registered on the way serves the scenarios too, as their
 	// second client, which they never authorize: one registration fewer
 	// against a rate-limited server, and no later authorization of it
 	// revokes the credential (target.Tokens.Client).
 	if a.ClientID == "" && flow.ClientID != "" {
-		t.Tokens.Client = target.RegisteredClient{Issuer: issuer, ID: flow.ClientID}
+		t.Tokens.Client = target.RegisteredClient{Issuer: issuer, ID: flow.ClientID, Secret: flow.Secret, Method: flow.Method}
 	}
 }
 

@@ -490,6 +490,12 @@ const (
 	// RefreshOnlyOfflineAccess advertises offline_access and issues refresh
 	// tokens only to authorizations that asked for it (item o).
 	RefreshOnlyOfflineAccess Break = "refresh-only-offline-access"
+	// RefreshOnlyOfflineAccessUnadvertised issues refresh tokens only to
+	// authorizations that asked for offline_access, as
+	// RefreshOnlyOfflineAccess, but names offline_access nowhere: the
+	// refresh rules are not run, and say it was neither advertised nor
+	// asked for (item o).
+	RefreshOnlyOfflineAccessUnadvertised Break = "refresh-only-offline-access-unadvertised"
 	// NoAuthorization serves every request without a token, and serves no
 	// protected resource metadata and no challenge: a server that does not
 	// use MCP authorization at all (item p).

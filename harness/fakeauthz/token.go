@@ -19,7 +19,7 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	f := r.PostForm
 	basicID, basicSecret, basic := r.BasicAuth()
 	if h.breaks[ConfidentialOnly] {
-		if !basic || basicID != f.Get("client_id") || basicID != ConfidentialID || basicSecret != ConfidentialSecret {
+		if !basic || f.Has("client_id") && basicID != f.Get("client_id") || basicID != ConfidentialID || basicSecret != ConfidentialSecret {
 			w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
 			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "client authentication failed"})
 			return
@@ -83,7 +83,7 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		if h.breaks[ScopeNarrowedSilently] {
 			g.scope = ScopeTools
 		}
-		noRefresh = h.breaks[RefreshOnlyOfflineAccess] && !hasScope(c.scope, "offline_access")
+		noRefresh = (h.breaks[RefreshOnlyOfflineAccess] || h.breaks[RefreshOnlyOfflineAccessUnadvertised]) && !hasScope(c.scope, "offline_access")
 	case "refresh_token":
 		rt := f.Get("refresh_token")
 		old, ok := h.refresh[rt]

@@ -136,6 +136,9 @@ type CodeFlow struct {
 	// Secret authenticates ClientID, a confidential client, at the token
 	// endpoint; "" for a public client.
 	Secret string
+	// Method is ClientID's token_endpoint_auth_method when known (RFC 7591
+	// section 2), "" when the metadata must tell.
+	Method string
 }
 
 // Obtain runs the whole flow against the authorization server of issuer for
@@ -143,7 +146,9 @@ type CodeFlow struct {
 // the code's redemption. It returns the token response. The harness uses it
 // for the tokens the mcp-authorization pack presents.
 //
-// A client it registers is kept in c.ClientID, so that the next flow uses it.
+// A client it registers is kept in c.ClientID, with the secret and method
+// its registration answered with (a server may make it confidential), so
+// that the next flow uses it.
 func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[string]any, error) {
 	md, _, err := DiscoverServer(ctx, c.HTTP, issuer)
 	if err != nil {
@@ -158,7 +163,7 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 		if err != nil {
 			return nil, err
 		}
-		if clientID, _ = reg.String("client_id"); clientID == "" {
+		if clientID, c.Secret, c.Method = Registered(reg); clientID == "" {
 			return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
 		}
 		c.ClientID = clientID
@@ -176,7 +181,7 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 	if code == "" {
 		return nil, fmt.Errorf("the authorization answered %s without a code", resp.Location)
 	}
-	tok, err := SecretFor(md, c.Secret).Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
+	tok, err := SecretFor(md, c.Method, c.Secret).Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
 	if err != nil {
 		return nil, err
 	}

@@ -18,11 +18,6 @@ func Introspect(ctx context.Context, hc *http.Client, endpoint, clientID string,
 		form.Set("token_type_hint", hint)
 	}
 	oc, form := secret.authenticate(New("", Endpoints{}, hc), form)
-	if oc.basic != nil {
-		// The client authenticates in HTTP Basic; the form names it no
-		// second time (RFC 6749 section 2.3: one method per request).
-		form.Del("client_id")
-	}
 	return oc.do(ctx, http.MethodPost, endpoint, formType, []byte(form.Encode()))
 }
 

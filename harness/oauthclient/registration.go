@@ -55,6 +55,21 @@ func RegisterCodeClient(ctx context.Context, hc *http.Client, endpoint, redirect
 	})
 }
 
+// Registered reads a registration's answer (RFC 7591 section 3.2.1): the
+// client_id, and the client_secret with the token_endpoint_auth_method the
+// server registered, which a server may choose for the client whatever it
+// asked for; "" when absent. The method defaults to client_secret_basic
+// when a secret comes without one (RFC 7591 section 2).
+func Registered(r *Reply) (id, secret, method string) {
+	id, _ = r.String("client_id")
+	secret, _ = r.String("client_secret")
+	method, _ = r.String("token_endpoint_auth_method")
+	if secret != "" && method == "" {
+		method = AuthBasic
+	}
+	return id, secret, method
+}
+
 // ApplicationType is the application_type MCP's Client Registration
 // ("Application Type and Redirect URI Constraints") gives a client with
 // this redirect URI: native for one on localhost or a loopback IP, or with

@@ -22,12 +22,42 @@ type Secret struct {
 	Post bool
 }
 
-// SecretFor is how to send secret to the authorization server md describes:
-// HTTP Basic, the default of token_endpoint_auth_methods_supported (RFC
-// 8414 2), unless the metadata lists only client_secret_post.
-func SecretFor(md *ServerMetadata, secret string) Secret {
+// The token_endpoint_auth_method values of RFC 7591 section 2 the harness
+// speaks.
+const (
+	AuthBasic = "client_secret_basic"
+	AuthPost  = "client_secret_post"
+	AuthNone  = "none"
+)
+
+// SecretFor is how to send secret to the authorization server md describes,
+// for a client registered with the token_endpoint_auth_method method ("" when
+// unknown): the method registered, which the server holds the client to;
+// else HTTP Basic, the default of token_endpoint_auth_methods_supported (RFC
+// 8414 2), unless the metadata lists only client_secret_post. A client
+// registered with none, or without a secret, is a public client.
+func SecretFor(md *ServerMetadata, method, secret string) Secret {
+	switch {
+	case secret == "" || method == AuthNone:
+		return Secret{}
+	case method == AuthPost:
+		return Secret{Value: secret, Post: true}
+	case method == AuthBasic:
+		return Secret{Value: secret}
+	}
 	methods := md.Strings("token_endpoint_auth_methods_supported")
-	return Secret{Value: secret, Post: len(methods) > 0 && !slices.Contains(methods, "client_secret_basic") && slices.Contains(methods, "client_secret_post")}
+	return Secret{Value: secret, Post: len(methods) > 0 && !slices.Contains(methods, AuthBasic) && slices.Contains(methods, AuthPost)}
+}
+
+// Method is the token_endpoint_auth_method the secret is sent by.
+func (s Secret) Method() string {
+	switch {
+	case s.Value == "":
+		return AuthNone
+	case s.Post:
+		return AuthPost
+	}
+	return AuthBasic
 }
 
 // Token posts a token request to endpoint, authenticated with the secret
@@ -38,8 +68,13 @@ func (s Secret) Token(ctx context.Context, hc *http.Client, endpoint string, for
 }
 
 // authenticate returns oc and form as they authenticate the client whose
-// client_id form carries: unchanged for a public client, in HTTP Basic, or
-// with client_secret added to a copy of form (OAuth 2.1 section 2.4.1).
+// client_id form carries, by exactly one method (RFC 6749 section 2.3: "The
+// client MUST NOT use more than one authentication method in each
+// request"): a public client names itself with client_id alone; a
+// confidential one sends its secret with client_id in a copy of form
+// (client_secret_post), or its id and secret in HTTP Basic and a copy of
+// form without client_id, which OAuth 2.1 4.1.3 requires only of a client
+// that does not authenticate (client_secret_basic).
 func (s Secret) authenticate(oc *Client, form url.Values) (*Client, url.Values) {
 	switch {
 	case s.Value == "":
@@ -49,7 +84,10 @@ func (s Secret) authenticate(oc *Client, form url.Values) (*Client, url.Values) 
 		form.Set("client_secret", s.Value)
 		return oc, form
 	default:
-		return oc.WithBasicAuth(form.Get("client_id"), s.Value), form
+		id := form.Get("client_id")
+		form = cloneForm(form)
+		form.Del("client_id")
+		return oc.WithBasicAuth(id, s.Value), form
 	}
 }
 

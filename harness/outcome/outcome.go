@@ -262,3 +262,15 @@ func Classify(err error) (Status, string, *Departure) {
 		return HarnessError, err.Error(), nil
 	}
 }
+
+// TargetStopped begins the reason of a harness error that is the target's,
+// not the harness's: it stopped answering mid-run, so what follows is no
+// verdict on it (steps' State.stopped).
+const TargetStopped = "the target stopped answering"
+
+// TargetLost says whether a harness error is one of a target that stopped
+// answering, which reports say in its own words rather than as a fault of
+// the harness.
+func TargetLost(r Result) bool {
+	return r.Status == HarnessError && strings.HasPrefix(r.Reason, TargetStopped)
+}

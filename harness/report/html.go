@@ -194,7 +194,9 @@ func newHTMLScenario(run outcome.Run, r outcome.Result) htmlScenario {
 		s.Reason = "Not run: " + r.Reason
 	case r.Status == outcome.HarnessError:
 		s.Class = "harness"
-		s.Harness = true
+		// A target that stopped answering is no fault of the harness: its
+		// reason says so, alone.
+		s.Harness = !outcome.TargetLost(r)
 		s.Reason = "Reason: " + r.Reason
 	case r.Status == outcome.Failed:
 		s.Class = "failed"

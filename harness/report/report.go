@@ -154,6 +154,10 @@ func because(run outcome.Run, r outcome.Result, b bodies) []string {
 		return []string{"not run: " + r.Reason}
 	case r.Status == outcome.HarnessError:
 		lines := []string{"harness error: " + harnessFault + ".", "reason: " + r.Reason}
+		if outcome.TargetLost(r) {
+			// The target's doing, not the harness's: said once, as it is.
+			lines = []string{"harness error: " + r.Reason}
+		}
 		if s, ok := failedStep(r); ok {
 			lines = append(lines, "at step: "+stepLine(s))
 		}

@@ -405,7 +405,8 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
-		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "regist")
+		// PKCE-2 and rotation bind the server for public clients alone.
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asNoChallenge, asRotated, asReplay}, "regist")
 	})
 	It("leaves what needs a second client not run, naming the key, when the profile gives the one client and nothing registers another", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

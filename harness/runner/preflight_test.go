@@ -316,8 +316,16 @@ var _ = Describe("the mcp-authorization pack's pre-flight", func() {
 			"with none named, the tools/list the server refused anonymously")
 	})
 
-	It("stops with a usage error naming the key when none is named and the server serves anonymous tools/list", func(ctx context.Context) {
-		open := targetOn(fakehost.New(fakehost.MCPOptions{}).Handler())
+	It("stops with a usage error naming the key when none is named and the server serves anonymous tools/list and protected resource metadata", func(ctx context.Context) {
+		mcp := fakehost.New(fakehost.MCPOptions{}).Handler()
+		open := targetOn(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"resource":"http://h/mcp","authorization_servers":["https://as.example"]}`))
+				return
+			}
+			mcp.ServeHTTP(w, r)
+		}))
 		err := authorizationPreflight(ctx, open)
 		var ue *runner.UsageError
 		Expect(errors.As(err, &ue)).To(BeTrue(), "%v", err)

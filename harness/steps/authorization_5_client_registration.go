@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -18,13 +19,19 @@ import (
 type authzClient struct {
 	mu       sync.Mutex
 	clientID string
+	// secret is how clientID authenticates: with the client_secret and
+	// token_endpoint_auth_method its registration answered with, when the
+	// server made it a confidential client (RFC 7591 section 3.2.1).
+	secret oauthclient.Secret
 	// registeredAt is the registration endpoint that accepted clientID, the
 	// run's own registration with the profile's redirect URI; "" when
 	// clientID is not the run's (or there is none).
 	registeredAt string
 	// second is another client, for the rules that bind codes and refresh
-	// tokens to the client they were issued to.
-	second string
+	// tokens to the client they were issued to, and secondSecret how it
+	// authenticates.
+	second       string
+	secondSecret oauthclient.Secret
 }
 
 func (st *authzState) asCIMD() error {
@@ -44,15 +51,16 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	if err := st.usableAS(ctx); err != nil {
 		return err
 	}
-	st.authz.as.scope = st.chooseScope(ctx)
+	st.authz.as.scope = withOfflineAccess(st.chooseScope(ctx), st.authz.as.md)
 	if id := st.Target.Profile.MCPAuthorization.ClientID; id != "" {
 		st.authz.as.clientID = id
+		st.authz.as.secret = oauthclient.SecretFor(st.authz.as.md, "", st.Target.Profile.MCPAuthorization.ClientSecret())
 		return nil
 	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
 	if st.authzClient.clientID != "" {
-		st.authz.as.clientID = st.authzClient.clientID
+		st.authz.as.clientID, st.authz.as.secret = st.authzClient.clientID, st.authzClient.secret
 		return nil
 	}
 	endpoint := st.authz.as.md.String("registration_endpoint")
@@ -65,7 +73,7 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	if err != nil {
 		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
 	}
-	id, _ := r.String("client_id")
+	id, secret, method := oauthclient.Registered(r)
 	if throttled(r) {
 		return st.skipThrottled(r, "registration at "+endpoint, "set mcp_authorization.client_id to a client registered before")
 	}
@@ -73,8 +81,20 @@ func (st *authzState) publicClient(ctx context.Context) error {
 		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
 	}
 	st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
-	st.authz.as.clientID = id
+	st.authzClient.secret = oauthclient.SecretFor(st.authz.as.md, method, secret)
+	st.authz.as.clientID, st.authz.as.secret = id, st.authzClient.secret
 	return nil
+}
+
+// withOfflineAccess adds offline_access to scope when the authorization
+// server's metadata names it in scopes_supported, as a client that desires
+// refresh tokens MAY (authorization.10): common servers issue them only
+// then, and the refresh rules need one.
+func withOfflineAccess(scope string, md *oauthclient.ServerMetadata) string {
+	if md == nil || !slices.Contains(md.Strings("scopes_supported"), "offline_access") || slices.Contains(strings.Fields(scope), "offline_access") {
+		return scope
+	}
+	return strings.TrimSpace(scope + " offline_access")
 }
 
 func (st *authzState) registerAtAS(ctx context.Context, redirectURI string) error {
@@ -133,15 +153,35 @@ func (st *authzState) registrationAnswered() error {
 // secondClient registers, once per run, a second public client with the
 // same redirect URI: a code or a refresh token of the first is not its own.
 func (st *authzState) secondClient(ctx context.Context) error {
+	if err := st.registerSecond(ctx); err != nil {
+		return err
+	}
+	if as := &st.authz.as; as.second == as.clientID {
+		// A code or refresh token presented by its own client proves
+		// nothing of the binding CODE-2 and REFRESH-3 judge.
+		from := "the registration answered"
+		if st.Target.Profile.MCPAuthorization.SecondClientID != "" {
+			from = "mcp_authorization.second_client_id names"
+		}
+		return st.skip(fmt.Sprintf("%s the client_id %q of the client the run uses already, so there is no second client to present another client's code or refresh token; "+
+			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri", from, as.second))
+	}
+	return nil
+}
+
+// registerSecond finds the second client: the profile's, else the one
+// registered earlier in the run, else a new registration.
+func (st *authzState) registerSecond(ctx context.Context) error {
 	if id := st.Target.Profile.MCPAuthorization.SecondClientID; id != "" {
 		st.authz.as.second = id
+		st.authz.as.secondSecret = oauthclient.SecretFor(st.authz.as.md, "", st.Target.Profile.MCPAuthorization.SecondClientSecret())
 		return nil
 	}
 	st.authzClient.mu.Lock()
 	defer st.authzClient.mu.Unlock()
 	st.adoptTokensClient()
 	if st.authzClient.second != "" {
-		st.authz.as.second = st.authzClient.second
+		st.authz.as.second, st.authz.as.secondSecret = st.authzClient.second, st.authzClient.secondSecret
 		return nil
 	}
 	endpoint := st.authz.as.md.String("registration_endpoint")
@@ -158,22 +198,13 @@ func (st *authzState) secondClient(ctx context.Context) error {
 	if throttled(r) {
 		return st.skipThrottled(r, "registration of a second client at "+endpoint, "")
 	}
-	id, _ := r.String("client_id")
+	id, secret, method := oauthclient.Registered(r)
 	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("registering a second client at %s answered %s (REG-2 checks registration)", endpoint, describeOAuth(r)))
 	}
-	st.authzClient.second = id
-	st.authz.as.second = id
+	st.authzClient.second, st.authzClient.secondSecret = id, oauthclient.SecretFor(st.authz.as.md, method, secret)
+	st.authz.as.second, st.authz.as.secondSecret = id, st.authzClient.secondSecret
 	return nil
-}
-
-// secondSecret is how the second client authenticates: with its secret
-// when the profile gives one, else as a public client.
-func (st *authzState) secondSecret() oauthclient.Secret {
-	if secret := st.Target.Profile.MCPAuthorization.SecondClientSecret(); secret != "" {
-		return oauthclient.SecretFor(st.authz.as.md, secret)
-	}
-	return oauthclient.Secret{}
 }
 
 // adoptTokensClient makes the client the run registered for its tokens,
@@ -187,8 +218,10 @@ func (st *authzState) adoptTokensClient() {
 	if st.authzClient.second != "" {
 		return
 	}
-	if id := st.Target.Tokens.Client.At(st.authz.as.md.String("issuer")); id != "" && id != st.authzClient.clientID {
-		st.authzClient.second = id
+	md := st.authz.as.md
+	c := st.Target.Tokens.Client
+	if id := c.At(md.String("issuer")); id != "" && id != st.authzClient.clientID {
+		st.authzClient.second, st.authzClient.secondSecret = id, oauthclient.SecretFor(md, c.Method, c.Secret)
 	}
 }
 
@@ -217,7 +250,7 @@ func (st *authzState) registrationControl(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	id, _ := r.String("client_id")
+	id, secret, method := oauthclient.Registered(r)
 	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("the control failed: the registration with redirect_uri %s answered %s, so a refusal would mean nothing (REG-2 judges it)",
 			st.redirectURI(), describeOAuth(r)))
@@ -225,6 +258,7 @@ func (st *authzState) registrationControl(ctx context.Context) error {
 	st.authzClient.mu.Lock()
 	if st.authzClient.clientID == "" {
 		st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
+		st.authzClient.secret = oauthclient.SecretFor(md, method, secret)
 	}
 	st.authzClient.mu.Unlock()
 	st.oauth, st.last = nil, nil

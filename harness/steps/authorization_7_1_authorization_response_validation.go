@@ -56,7 +56,7 @@ func (st *authzState) responseCarriesIss() error {
 		return err
 	}
 	if a.params.Get("iss") == "" {
-		return st.depart("authorization response (RFC 9207 2)", "an iss parameter", a.location, a.ex)
+		return st.depart("authorization response (RFC 9207 2)", "an iss parameter", a.describe(), a.ex)
 	}
 	return nil
 }

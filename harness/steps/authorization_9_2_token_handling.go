@@ -147,9 +147,20 @@ func (st *authzState) controlServed(ctx context.Context) error {
 		return err
 	}
 	if reply.Status/100 != 2 {
+		// Served at the start of the run: whatever refuses it now is the
+		// credential's death mid-run, said as the cause.
 		if died := st.credentialDied(describe(reply)); died != "" {
 			return st.skip("the control failed: " + died)
 		}
+	}
+	if reply.Status == http.StatusUnauthorized {
+		// A 401 refuses the token itself (RFC 6750 3.1), whatever the
+		// request: another protected_request would fare no better.
+		return st.skip(fmt.Sprintf("the control failed: the server refuses the target's credential itself (%s), so a refusal of another token would say nothing (TOK-6 judges it): "+
+			"the credential has expired or was revoked (an authorization server may revoke a client's earlier tokens when the same client is authorized again), "+
+			"or this server never accepted it; give a fresh one in credential_env, or set oauth.authorization_approval_command so that the harness obtains one", describe(reply)))
+	}
+	if reply.Status/100 != 2 {
 		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
 			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
 			describe(reply)))

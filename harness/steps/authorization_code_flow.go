@@ -17,6 +17,9 @@ import (
 type asFlow struct {
 	md       *oauthclient.ServerMetadata
 	clientID string
+	// secret authenticates clientID at the token endpoint: the profile's,
+	// or the one its registration answered with; zero for a public client.
+	secret oauthclient.Secret
 	// resp is the last authorization response.
 	resp   *authorizeAnswer
 	code   string
@@ -29,8 +32,10 @@ type asFlow struct {
 	scope string
 	// sent is the last authorization request the scenario changed itself.
 	sent oauthclient.AuthorizationRequest
-	// second is the second client, when the scenario has one.
-	second string
+	// second is the second client, when the scenario has one, and
+	// secondSecret how it authenticates.
+	second       string
+	secondSecret oauthclient.Secret
 	// wider is the advertised scope a refresh asked for beyond the grant.
 	wider string
 }
@@ -173,6 +178,8 @@ func (st *authzState) needAnswer() (*authorizeAnswer, error) {
 
 func (a *authorizeAnswer) describe() string {
 	switch {
+	case a.redirected && a.ex.Method == "":
+		return "a redirect to " + a.location + ", handed back by the approval command (oauth.authorization_approval_command)"
 	case a.redirected:
 		return "a redirect to " + a.location
 	case a.location != "":
@@ -216,7 +223,7 @@ func (st *authzState) approveAuthorization(ctx context.Context) error {
 // remedyFor names the profile key that may mend an authorization error,
 // and says when the authorization server serves confidential clients only.
 func (st *authzState) remedyFor(code string) string {
-	if md := st.authz.as.md; md != nil && st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
+	if md := st.authz.as.md; md != nil && st.authz.as.secret.Value == "" {
 		if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.Contains(methods, "none") {
 			return fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported %q lacks none, so it serves confidential clients only: "+
 				"set mcp_authorization.client_id to a client registered with redirect_uri %s and mcp_authorization.client_secret_env to the variable holding its secret",
@@ -234,6 +241,25 @@ func (st *authzState) remedyFor(code string) string {
 	return "check mcp_authorization.client_id, mcp_authorization.scope and mcp_authorization.redirect_uri"
 }
 
+// needPublicClient leaves a rule that binds the authorization server only
+// for public clients not run when the scenario's client authenticates with
+// a secret, the profile's or the one its registration answered with: what
+// the server does for a confidential client says nothing of it. rule says
+// what the server does for public clients.
+func (st *authzState) needPublicClient(rule string) error {
+	s := st.authz.as.secret
+	if s.Value == "" {
+		return nil
+	}
+	from := "its registration answered with a client_secret"
+	if st.Target.Profile.MCPAuthorization.ClientID != "" {
+		from = "the profile gives its secret (mcp_authorization.client_secret_env)"
+	}
+	return st.skip(fmt.Sprintf("the client %q is a confidential client (%s; it authenticates by %s), and the authorization server %s: "+
+		"the rule is judged with a public client only; set mcp_authorization.client_id to a public client registered with redirect_uri %s",
+		st.authz.as.clientID, from, s.Method(), rule, st.redirectURI()))
+}
+
 // redeemedForToken is the valid redemption a scenario builds on: when it
 // fails, the flow could not be set up and the scenario is not run.
 func (st *authzState) redeemedForToken(ctx context.Context) error {
@@ -249,8 +275,30 @@ func (st *authzState) setUp(r *oauthclient.Reply, what string) error {
 	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
 		return nil
 	}
+	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), st.tokenRemedy(r)))
+}
+
+// tokenRemedy says what a token endpoint's refusal of the scenario's client
+// points to, by its error (OAuth 2.1 3.2.4): invalid_client is the client's
+// authentication, which a secret mends; invalid_request is the request's
+// form, which the error_description quoted with it explains; a 200 without
+// an access_token is the server's own answer.
+func (st *authzState) tokenRemedy(r *oauthclient.Reply) string {
+	as := &st.authz.as
 	e, _ := r.String("error")
-	return st.skip(fmt.Sprintf("%s failed (%s), so the flow this check needs could not be set up; %s", what, describeOAuth(r), st.remedyFor(e)))
+	switch {
+	case r.Status == http.StatusOK && e == "":
+		return "the token endpoint answered without an access_token, which OAuth 2.1 3.2.3 requires of a successful token response"
+	case e == "invalid_client" && as.secret.Value == "":
+		return fmt.Sprintf("the authorization server wants the client %q to authenticate, and it has no secret (registered public, or its registration answered none): "+
+			"set mcp_authorization.client_id to a confidential client registered with redirect_uri %s and mcp_authorization.client_secret_env to the variable holding its secret",
+			as.clientID, st.redirectURI())
+	case e == "invalid_client":
+		return fmt.Sprintf("the authorization server refused the secret of the client %q, sent by %s: check mcp_authorization.client_secret_env, and the method the client was registered with", as.clientID, as.secret.Method())
+	case e == "invalid_request":
+		return "the authorization server found the token request itself malformed; its error_description says what it refused"
+	}
+	return st.remedyFor(e)
 }
 
 func (st *authzState) codeIssued(ctx context.Context) error {
@@ -276,10 +324,10 @@ func (st *authzState) redeem(ctx context.Context, change func(url.Values)) error
 	return st.tokenRequest(ctx, form)
 }
 
-// tokenRequest sends a token request of the scenario's client, with the
-// profile's secret when it gives one.
+// tokenRequest sends a token request of the scenario's client, with its
+// secret when it has one.
 func (st *authzState) tokenRequest(ctx context.Context, form url.Values) error {
-	return st.sendToken(ctx, form, oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret()))
+	return st.sendToken(ctx, form, st.authz.as.secret)
 }
 
 // sendToken sends a token request authenticated with secret; the second

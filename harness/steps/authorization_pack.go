@@ -178,6 +178,9 @@ func (st *authzState) register(sc stepContext) {
 	// works, and what the server and its response do.
 	stepTable{
 		"an authorization request without code_challenge": func(ctx context.Context) error {
+			if err := st.needPublicClient("rejects requests without a code_challenge from public clients (OAuth 2.1 4.1.2.1)"); err != nil {
+				return err
+			}
 			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Challenge, r.Method = "", "" })
 		},
 		"an authorization request the server must refuse: without code_challenge, else with a response_type it does not support": st.sendRefusable,
@@ -296,8 +299,10 @@ func (st *authzState) hearAnswer() {
 	if a == nil {
 		return
 	}
-	st.last = &heard{status: a.status, header: http.Header(a.ex.ResponseHeader), exchanges: []wire.Exchange{a.ex},
-		answer: wire.Answer{Status: a.status}}
+	st.last = &heard{status: a.status, header: http.Header(a.ex.ResponseHeader), answer: wire.Answer{Status: a.status}}
+	if a.ex.Method != "" {
+		st.last.exchanges = []wire.Exchange{a.ex}
+	}
 }
 
 // hearToken makes the token endpoint's last answer the last reply.

@@ -191,7 +191,7 @@ func (st *State) stopped(err error) error {
 	if st.lost.first == "" {
 		st.lost.first = st.scenario
 	}
-	return fmt.Errorf("the target stopped answering (%v), first in the scenario %q; no scenario from there on is a verdict on the host: check that it is still running", err, st.lost.first)
+	return fmt.Errorf("%s (%v), first in the scenario %q; no scenario from there on is a verdict on the host: check that it is still running", outcome.TargetStopped, err, st.lost.first)
 }
 
 // Source is the source pack's vocabulary: godog's scenario initializer for
@@ -378,6 +378,9 @@ func authCredentials(auth string) string {
 
 // depart builds a departure from the last exchanges, with the scenario's secrets masked.
 func (st *State) depart(check string, expected, actual any, exchanges ...wire.Exchange) error {
+	// An exchange without a request is none the harness saw (an answer the
+	// approval command handed back): it would read "> / < HTTP 0".
+	exchanges = slices.DeleteFunc(slices.Clone(exchanges), func(ex wire.Exchange) bool { return ex.Method == "" && ex.URL == "" })
 	d := outcome.Departf(check, expected, actual, exchanges...)
 	d.Expected = wire.MaskSecret(d.Expected, st.secrets()...)
 	d.Actual = wire.MaskSecret(d.Actual, st.secrets()...)

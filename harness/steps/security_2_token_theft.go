@@ -10,8 +10,16 @@ import (
 	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
-// refreshedOnce is the first refresh a replay check builds on.
+// rotationRule is what OAuth 2.1 4.3.1 asks of refresh tokens, and of
+// public clients' alone: a confidential client's need not rotate.
+const rotationRule = "rotates refresh tokens or sender-constrains them for public clients (OAuth 2.1 4.3.1)"
+
+// refreshedOnce is the first refresh a replay check builds on; the replay's
+// refusal is rotation's, which binds public clients only.
 func (st *authzState) refreshedOnce(ctx context.Context) error {
+	if err := st.needPublicClient(rotationRule); err != nil {
+		return err
+	}
 	if err := st.refreshOnce(ctx); err != nil {
 		return err
 	}
@@ -24,7 +32,7 @@ func (st *authzState) redeemedForRefresh(ctx context.Context) error {
 	}
 	rt, _ := st.authz.as.token.String("refresh_token")
 	if rt == "" {
-		return st.skip("the authorization server issued no refresh token; MCP leaves that to it, so there is nothing to rotate")
+		return st.skip("the authorization server issued no refresh token; MCP leaves that to it (authorization.10), so there is nothing to refresh with; " + st.offlineAccessSaid())
 	}
 	st.authz.as.refresh = rt
 	return nil
@@ -37,6 +45,9 @@ func (st *authzState) refreshOnce(ctx context.Context) error {
 func (st *authzState) refreshRotated() error {
 	r, err := st.needToken()
 	if err != nil {
+		return err
+	}
+	if err := st.needPublicClient(rotationRule); err != nil {
 		return err
 	}
 	next, _ := r.String("refresh_token")
@@ -255,5 +266,21 @@ func (st *authzState) refreshNotRetargeted() error {
 func (st *authzState) refreshAsSecond(ctx context.Context) error {
 	form := st.refreshForm()
 	form.Set("client_id", st.authz.as.second)
-	return st.sendToken(ctx, form, st.secondSecret())
+	return st.sendToken(ctx, form, st.authz.as.secondSecret)
+}
+
+// offlineAccessSaid says whether the authorization server advertises
+// offline_access, which some issue refresh tokens for alone, and whether the
+// authorization request asked for it (withOfflineAccess).
+func (st *authzState) offlineAccessSaid() string {
+	asked := slices.Contains(strings.Fields(st.authz.as.scope), "offline_access")
+	switch advertised := st.authz.as.md != nil && slices.Contains(st.authz.as.md.Strings("scopes_supported"), "offline_access"); {
+	case advertised && asked:
+		return fmt.Sprintf("its metadata's scopes_supported names offline_access, and the authorization request asked for it (scope %q)", st.authz.as.scope)
+	case advertised:
+		return fmt.Sprintf("its metadata's scopes_supported names offline_access, which the authorization request did not ask for (scope %q)", st.authz.as.scope)
+	case asked:
+		return fmt.Sprintf("the authorization request asked for offline_access (scope %q), which its metadata's scopes_supported does not name", st.authz.as.scope)
+	}
+	return "its metadata's scopes_supported does not name offline_access, and the authorization request did not ask for it"
 }

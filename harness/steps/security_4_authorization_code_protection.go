@@ -84,7 +84,7 @@ func (st *authzState) tokenRefused(code string) error {
 	if got == "invalid_client" {
 		// The client, not the request under test, was refused: a set-up
 		// the profile may mend (OAuth 2.1 3.2.4, client authentication).
-		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), st.remedyFor(got)))
+		return st.skip(fmt.Sprintf("the token endpoint refused the client itself (%s), not the request under test; %s", describeOAuth(r), st.tokenRemedy(r)))
 	}
 	if r.Status < 400 || r.Status >= 500 || got == "" || (code != "" && got != code) {
 		return st.depart("token response (OAuth 2.1 3.2.4)", want, describeOAuth(r), r.Exchange)
@@ -141,24 +141,60 @@ func (st *authzState) authorizationErrorIs(ctx context.Context, want string) err
 	case a.redirected && a.params.Get("error") != "":
 		return st.depart(check, expected, a.describe(), a.ex)
 	case a.redirected && a.params.Get("code") != "":
-		as := &st.authz.as
-		form := oauthclient.CodeForm(a.params.Get("code"), as.clientID, as.sent.RedirectURI, as.sent.Challenge, st.endpoint())
-		how := "the code was not redeemed"
-		secret := oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientSecret())
-		if r, err := secret.Token(ctx, st.Target.HTTP, st.authz.as.md.String("token_endpoint"), form); err == nil {
-			if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
-				return st.skip("the authorization server supports plain, though its code_challenge_methods_supported does not list it: " +
-					"the code it issued was redeemed with code_verifier equal to the challenge, and OAuth 2.1 4.1.2.1 asks invalid_request only of a server that does not support the method")
-			}
-			how = fmt.Sprintf("its code was refused with code_verifier equal to the challenge (%s), so the method was ignored", describeOAuth(r))
+		sent := st.authz.as.sent
+		if served, how := st.redeemPlain(ctx, a.params.Get("code"), sent.RedirectURI, sent.Challenge); !served {
+			return st.depart(check, expected, fmt.Sprintf("a code: %s; its code was %s with code_verifier equal to the challenge, so the method was ignored", a.location, how), a.ex)
 		}
-		return st.depart(check, expected, "a code: "+a.location+"; "+how, a.ex)
+		// Served with the challenge as its verifier: support for plain,
+		// unless the server serves any verifier, which checks nothing.
+		other, _ := oauthclient.PKCE()
+		code, why := st.plainCode(ctx)
+		if code == "" {
+			return st.skip("the code issued for plain was redeemed with code_verifier equal to the challenge, but whether the server supports plain or checks no verifier at all cannot be told: " + why)
+		}
+		if served, how := st.redeemPlain(ctx, code, sent.RedirectURI, other); served {
+			return st.depart(check, expected, fmt.Sprintf("a code: %s; it was redeemed with code_verifier equal to the challenge, and a second code for plain was %s with a code_verifier unequal to its challenge, "+
+				"so the server checks no code_verifier and does not support plain", a.location, how), a.ex)
+		}
+		return st.skip("the authorization server supports plain, though its code_challenge_methods_supported does not list it: " +
+			"the code it issued was redeemed with code_verifier equal to the challenge, and a second one refused with another, and OAuth 2.1 4.1.2.1 asks invalid_request only of a server that does not support the method")
 	case a.approvalErr != nil:
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s and the approval command (oauth.authorization_approval_command) failed: %v", a.describe(), a.approvalErr))
 	case !a.redirected && st.Target.ApproveAuthorization == nil && (a.status == http.StatusOK || a.status/100 == 3):
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return st.depart(check, expected, a.describe(), a.ex)
+}
+
+// redeemPlain redeems a code issued for code_challenge_method plain with
+// verifier, and says whether a token came, and how the endpoint answered.
+func (st *authzState) redeemPlain(ctx context.Context, code, redirectURI, verifier string) (bool, string) {
+	as := &st.authz.as
+	form := oauthclient.CodeForm(code, as.clientID, redirectURI, verifier, st.endpoint())
+	r, err := as.secret.Token(ctx, st.Target.HTTP, as.md.String("token_endpoint"), form)
+	if err != nil {
+		return false, "not answered (" + err.Error() + ")"
+	}
+	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+		st.hide(tok)
+		return true, "served"
+	}
+	return false, "refused (" + describeOAuth(r) + ")"
+}
+
+// plainCode obtains a second code for code_challenge_method plain, leaving
+// the scenario's authorization answer as it was; "" and why when none came.
+func (st *authzState) plainCode(ctx context.Context) (string, string) {
+	as := &st.authz.as
+	resp, sent := as.resp, as.sent
+	defer func() { as.resp, as.sent = resp, sent }()
+	if err := st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Method = "plain" }); err != nil {
+		return "", "a second authorization request for plain failed: " + err.Error()
+	}
+	if code := as.resp.params.Get("code"); as.resp.redirected && code != "" {
+		return code, ""
+	}
+	return "", "a second authorization request for plain was answered " + as.resp.describe()
 }
 
 // redeemAsSecond redeems the client's code as the second client, which it
@@ -168,7 +204,7 @@ func (st *authzState) redeemAsSecond(ctx context.Context) error {
 	if err := st.needCode(); err != nil {
 		return err
 	}
-	return st.sendToken(ctx, oauthclient.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), st.secondSecret())
+	return st.sendToken(ctx, oauthclient.CodeForm(as.code, as.second, st.redirectURI(), as.verify, st.endpoint()), as.secondSecret)
 }
 
 // needCode is the harness error of a scenario that redeems a code before

@@ -58,9 +58,20 @@ func (st *authzState) stateEchoed() error {
 		return err
 	}
 	if got := a.params["state"]; len(got) != 1 || got[0] != stateSent {
-		return st.depart("state of the authorization response (OAuth 2.1 4.1.2)", fmt.Sprintf("%q, exactly as sent", stateSent), fmt.Sprintf("%q in %s", got, a.location), a.ex)
+		return st.depart("state of the authorization response (OAuth 2.1 4.1.2)", fmt.Sprintf("%q, exactly as sent", stateSent), stateSaid(got)+" in "+a.location, a.ex)
 	}
 	return nil
+}
+
+// stateSaid describes the state parameters a response carried.
+func stateSaid(got []string) string {
+	switch len(got) {
+	case 0:
+		return "no state parameter"
+	case 1:
+		return fmt.Sprintf("%q", got[0])
+	}
+	return fmt.Sprintf("%d state parameters, %s", len(got), quoteAll(got))
 }
 
 // authorizationWithOrigin sends the valid authorization request as a

@@ -36,10 +36,14 @@ type Tokens struct {
 	Client RegisteredClient
 }
 
-// RegisteredClient is a public client registered with an authorization
-// server, known by that server's issuer.
+// RegisteredClient is a client registered with an authorization server,
+// known by that server's issuer: a public one, or a confidential one when
+// the registration answered with a client_secret (RFC 7591 section 3.2.1).
 type RegisteredClient struct {
 	Issuer, ID string
+	// Secret and Method are the client_secret and token_endpoint_auth_method
+	// the registration answered with; "" for a public client.
+	Secret, Method string
 }
 
 // At returns the client's ID when it was registered with the authorization

@@ -33,6 +33,10 @@ type Target struct {
 	// that a refused one is named; "" when the harness obtained it itself.
 	CredentialSource     string
 	PeerCredentialSource string
+	// CredentialUnobtained says why the harness, trying to obtain the
+	// credential itself, could not; "" when it did or never tried. What
+	// needs the credential names it as the cause.
+	CredentialUnobtained string
 	// Clock is nil unless the harness controls the host's clock.
 	Clock Clock
 	// Approve is nil unless a sign-in can be approved without a person.
@@ -106,6 +110,10 @@ func (t *Target) Lacks(capability string) string {
 	p := t.Profile
 	switch capability {
 	case NeedsCredential:
+		if t.Credential == "" && t.CredentialUnobtained != "" {
+			return fmt.Sprintf("needs a credential, which the harness could not obtain itself: %s; mend that, or set credential_env (now %q) to a variable holding one this host issued",
+				t.CredentialUnobtained, p.CredentialEnv)
+		}
 		if t.Credential == "" {
 			return fmt.Sprintf("needs a credential: set credential_env (now %q) to a variable holding one this host issued, or run conform login", p.CredentialEnv)
 		}
