@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -51,6 +52,40 @@ func NewDisk(dir string) (*Disk, error) {
 		return nil, fmt.Errorf("disk provider: %w", err)
 	}
 	return &Disk{root: root}, nil
+}
+
+// RemoveUnfinished removes the temporary files of writes that never
+// finished, which a crash (kill -9 between writeTemp and the rename) leaves
+// behind (issue 26 item 7), and returns how many it removed. It removes only
+// regular files whose name is tempPrefix followed by what writeTemp draws
+// (rand.Text: 26 letters of the base32 alphabet); directories, links and every
+// other name stay. The host calls it at start-up, before any write runs.
+func (d *Disk) RemoveUnfinished() (int, error) {
+	removed := 0
+	err := fs.WalkDir(d.root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil {
+			// An unreadable directory holds nothing this host wrote.
+			return nil
+		}
+		if !e.Type().IsRegular() || !unfinished(e.Name()) {
+			return nil
+		}
+		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove unfinished write %s: %w", name, err)
+		}
+		removed++
+		return nil
+	})
+	return removed, err
+}
+
+// unfinished reports whether name is one writeTemp makes.
+func unfinished(name string) bool {
+	suffix, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok || len(suffix) != 26 {
+		return false
+	}
+	return strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") == ""
 }
 
 // Close releases the directory.

@@ -160,3 +160,30 @@ var _ = Describe("Disk provider writes (issue 8 items 11 and 13)", func() {
 		Expect(paths(again.Entries)).To(Equal([]string{"/overlay/f001"}))
 	})
 })
+
+var _ = Describe("Disk provider after a crash (issue 26 item 7)", func() {
+	It("removes the temporary files of unfinished writes at start-up, and nothing else", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "tree")
+		Expect(os.MkdirAll(filepath.Join(dir, "sub", ".afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 0o755)).To(Succeed())
+		leftovers := []string{".afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ", "sub/.afs-write-234567ABCDEFGHIJKLMNOPQRST"}
+		kept := []string{"a.txt", ".afs-write-short", ".afs-write-abcdefghijklmnopqrstuvwxyz", "sub/.afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ1", "sub/b.txt"}
+		for _, name := range append(leftovers, kept...) {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)).To(Succeed())
+		}
+		link := ".afs-write-QRSTUVWXYZ234567ABCDEFGHIJ"
+		Expect(os.Symlink("a.txt", filepath.Join(dir, link))).To(Succeed())
+
+		d, err := afs.NewDisk(dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(d.Close)
+		Expect(d.RemoveUnfinished()).To(Equal(2))
+		for _, name := range leftovers {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			Expect(err).To(MatchError(os.ErrNotExist), name)
+		}
+		for _, name := range append(kept, link, "sub/.afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred(), name)
+		}
+	})
+})

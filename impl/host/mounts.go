@@ -50,6 +50,10 @@ func (h *Host) provider(m config.Mount, dataDir string) (afs.Provider, error) {
 		}
 		h.closers = append(h.closers, disk.Close)
 		if !m.ReadOnly {
+			// Only a writable mount's writes leave temporary files.
+			if _, err := disk.RemoveUnfinished(); err != nil {
+				return nil, err
+			}
 			return disk, nil
 		}
 		p = disk
