@@ -131,10 +131,28 @@ func (s *Store) View(fn func(*Tx) error) error {
 }
 
 // Update runs fn in a read-write transaction. If fn returns an error nothing
-// it did is kept.
+// it did is kept. A transaction in which fn changed no record is rolled
+// back, not committed, so it writes nothing to the disk: a request that is
+// refused or changes nothing costs no write (issue 26 item 4).
 func (s *Store) Update(fn func(*Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		t := &Tx{tx: tx}
+		if err := fn(t); err != nil {
+			return err
+		}
+		if !t.wrote {
+			return errUnchanged
+		}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
 }
+
+// errUnchanged rolls back a transaction that changed nothing.
+var errUnchanged = errors.New("store: nothing changed")
 
 // Digest is the SHA-256 of a secret handed to a client: the only form in
 // which the store keeps it.
