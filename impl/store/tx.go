@@ -15,22 +15,55 @@ type Tx struct {
 	// that changed none is rolled back rather than committed (Store.Update),
 	// since bbolt's commit writes its meta and freelist pages even then.
 	wrote bool
+	// pending are the journalled registrations not yet in the data file
+	// (journal.go); folded says this transaction put them there.
+	pending map[string]Client
+	folded  bool
 }
 
-// Client returns the registration with the given client_id.
+// Client returns the registration with the given client_id, from the data
+// file or the registration journal.
 func (t *Tx) Client(id string) (Client, bool, error) {
-	return get[Client](t.tx, bucketClients, []byte(id))
+	c, found, err := get[Client](t.tx, bucketClients, []byte(id))
+	if err != nil || found {
+		return c, found, err
+	}
+	c, found = t.pending[id]
+	return c, found, nil
 }
 
 // PutClient stores c under c.ID.
 func (t *Tx) PutClient(c Client) error { return t.put(bucketClients, []byte(c.ID), c) }
 
-// DeleteClient removes the registration with the given client_id.
-func (t *Tx) DeleteClient(id string) error { return t.del(bucketClients, []byte(id)) }
+// DeleteClient removes the registration with the given client_id. It first
+// folds the journal into the data file, so that what it deletes stays deleted.
+func (t *Tx) DeleteClient(id string) error {
+	if err := t.fold(); err != nil {
+		return err
+	}
+	return t.del(bucketClients, []byte(id))
+}
 
-// Clients calls fn for every registration.
+// Clients calls fn for every registration. In a read-write transaction it
+// first folds the journal into the data file; in a read-only one it reads
+// the journal's registrations after the file's.
 func (t *Tx) Clients(fn func(Client) error) error {
-	return each(t.tx, bucketClients, func(_ []byte, c Client) error { return fn(c) })
+	if t.tx.Writable() {
+		if err := t.fold(); err != nil {
+			return err
+		}
+	}
+	if err := each(t.tx, bucketClients, func(_ []byte, c Client) error { return fn(c) }); err != nil {
+		return err
+	}
+	for id, c := range t.pending {
+		if t.tx.Bucket(bucketClients).Get([]byte(id)) == nil {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // DeviceCode returns the device authorization whose device_code has digest d.
