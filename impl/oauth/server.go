@@ -88,6 +88,9 @@ type Server struct {
 	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
 	wrongTries *limiter
 
+	// failedSignInLog bounds the log lines of failed sign-ins (loglimit.go).
+	failedSignInLog *logLimit
+
 	// polls keeps the device codes' polling times (polls.go).
 	polls *polls
 
@@ -153,7 +156,9 @@ func New(o Options) (*Server, error) {
 		tokens:         newLimiter(o.TokenBurst, o.TokenEvery),
 		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
 		polls:          newPolls(),
-		cimd:           newCIMDFetcher(),
+
+		failedSignInLog: newLogLimit(failedSignInLogBurst, failedSignInLogEvery),
+		cimd:            newCIMDFetcher(),
 	}
 	s.maybeSweep(s.clock.Now())
 	return s, nil
