@@ -187,3 +187,68 @@ var _ = Describe("Disk provider after a crash (issue 26 item 7)", func() {
 		}
 	})
 })
+
+var _ = Describe("Disk provider quotas (issue 26 item 5)", func() {
+	ctx := context.Background()
+	var (
+		d    *afs.Disk
+		dir  string
+		fsys *afs.FS
+	)
+
+	BeforeEach(func() {
+		dir = filepath.Join(GinkgoT().TempDir(), "tree")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "there.txt"), make([]byte, 40), 0o644)).To(Succeed())
+		var err error
+		d, err = afs.NewDisk(dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(d.Close)
+		fsys, err = afs.New([]afs.Mount{{Path: "/overlay", Provider: d, Overlay: true}}, nil, afs.Limits{})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	write := func(name string, n int, mode afs.WriteMode) error {
+		_, err := fsys.Write(ctx, "/overlay/"+name, make([]byte, n), mode)
+		return err
+	}
+	size := func(name string) int64 {
+		GinkgoHelper()
+		fi, err := os.Stat(filepath.Join(dir, name))
+		Expect(err).NotTo(HaveOccurred())
+		return fi.Size()
+	}
+
+	It("refuses a write that would make a file larger than the file quota, in every mode", func() {
+		Expect(d.Limit(afs.Quota{FileBytes: 64})).To(Succeed())
+		Expect(write("a.bin", 64, afs.Create)).To(Succeed())
+		Expect(write("a.bin", 1, afs.Append)).To(MatchError(
+			"AFS_QUOTA: Over quota at /overlay/a.bin: a file may hold at most 64 bytes, and this write would make it 65"))
+		Expect(afs.CodeOf(write("a.bin", 65, afs.Overwrite))).To(Equal(afs.CodeQuota))
+		Expect(afs.CodeOf(write("b.bin", 65, afs.Create))).To(Equal(afs.CodeQuota))
+		Expect(size("a.bin")).To(Equal(int64(64)))
+		Expect(filepath.Join(dir, "b.bin")).NotTo(BeAnExistingFile())
+	})
+
+	It("counts the files already there and what writes and deletes change against the total quota", func() {
+		Expect(d.Limit(afs.Quota{TotalBytes: 100})).To(Succeed())
+		Expect(write("a.bin", 60, afs.Create)).To(Succeed())
+		Expect(write("b.bin", 1, afs.Create)).To(MatchError(
+			"AFS_QUOTA: Over quota at /overlay/b.bin: the overlay may hold at most 100 bytes in all; 100 are in use and this write adds 1"))
+		By("letting an overwrite that shrinks a file through, and counting what it freed")
+		Expect(write("a.bin", 10, afs.Overwrite)).To(Succeed())
+		Expect(write("b.bin", 50, afs.Create)).To(Succeed())
+		Expect(afs.CodeOf(write("b.bin", 1, afs.Append))).To(Equal(afs.CodeQuota))
+		Expect(fsys.Delete(ctx, "/overlay/there.txt")).To(Succeed())
+		Expect(write("b.bin", 40, afs.Append)).To(Succeed())
+		Expect(size("b.bin")).To(Equal(int64(90)))
+	})
+
+	It("keeps the disk's reserve free for the host's own records", func() {
+		Expect(d.Limit(afs.Quota{FreeBytes: 1 << 62})).To(Succeed())
+		err := write("a.bin", 1, afs.Create)
+		Expect(err).To(MatchError(MatchRegexp(
+			`^AFS_QUOTA: Over quota at /overlay/a\.bin: the host keeps 4611686018427387904 bytes of its disk free for its own records, and \d+ are free$`)))
+		Expect(filepath.Join(dir, "a.bin")).NotTo(BeAnExistingFile())
+	})
+})

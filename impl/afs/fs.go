@@ -108,9 +108,12 @@ func (f *FS) admit(p string, op Operation) (node, error) {
 // fail turns a provider error into the in-call error about p.
 func fail(p string, op Operation, err error) error {
 	var e *Error
+	var q *QuotaError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &q):
+		return overQuota(p, q)
 	case errors.Is(err, ErrNotExist):
 		return NotFound(p)
 	case errors.Is(err, ErrExist):

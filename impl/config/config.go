@@ -114,6 +114,37 @@ type Limits struct {
 	// RequestTimeout bounds how long the tool calls of one request run.
 	// Default 30s.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// OverlayBytes bounds what the files of each writable disk mount hold
+	// in all. Default 1 GiB.
+	OverlayBytes int64 `yaml:"overlay_bytes"`
+	// OverlayFileBytes bounds one file of a writable disk mount. Default
+	// 64 MiB.
+	OverlayFileBytes int64 `yaml:"overlay_file_bytes"`
+	// DiskFreeBytes is what a write to a disk mount must leave free on its
+	// file system, so that the store beside it keeps working. Default 64 MiB.
+	DiskFreeBytes int64 `yaml:"disk_free_bytes"`
+}
+
+// Defaults of the quotas of writable disk mounts.
+const (
+	DefaultOverlayBytes     = 1 << 30
+	DefaultOverlayFileBytes = 64 << 20
+	DefaultDiskFreeBytes    = 64 << 20
+)
+
+// Quota returns the quota of a writable disk mount, defaults filled in.
+func (l Limits) Quota() afs.Quota {
+	q := afs.Quota{TotalBytes: l.OverlayBytes, FileBytes: l.OverlayFileBytes, FreeBytes: l.DiskFreeBytes}
+	if q.TotalBytes == 0 {
+		q.TotalBytes = DefaultOverlayBytes
+	}
+	if q.FileBytes == 0 {
+		q.FileBytes = DefaultOverlayFileBytes
+	}
+	if q.FreeBytes == 0 {
+		q.FreeBytes = DefaultDiskFreeBytes
+	}
+	return q
 }
 
 // MaxLimitBytes caps both limits of one call: one call never holds more

@@ -50,6 +50,14 @@ func (c Config) Validate() error {
 	if c.Limits.RequestScanBytes < 0 {
 		bad("limits.request_scan_bytes %d: must be positive (0 for the default)", c.Limits.RequestScanBytes)
 	}
+	for _, q := range []struct {
+		name string
+		v    int64
+	}{{"overlay_bytes", c.Limits.OverlayBytes}, {"overlay_file_bytes", c.Limits.OverlayFileBytes}, {"disk_free_bytes", c.Limits.DiskFreeBytes}} {
+		if q.v < 0 {
+			bad("limits.%s %d: must be positive (0 for the default)", q.name, q.v)
+		}
+	}
 	if c.Limits.RequestTimeout < 0 {
 		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
 	}

@@ -104,7 +104,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 	})
 	if err != nil {
 		s.log.Error("start device authorization", "err", err)
-		writeError(w, serverError())
+		writeError(w, serverError(err))
 		return
 	}
 	if oerr != nil {
@@ -267,7 +267,7 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	})
 	if err != nil {
 		s.log.Error("device grant", "err", err)
-		return nil, serverError()
+		return nil, serverError(err)
 	}
 	return resp, oerr
 }

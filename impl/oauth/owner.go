@@ -78,7 +78,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		s.log.Error("start owner session", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+		writePage(w, failedStatus(w, err), page{Title: "Something went wrong", Error: true,
 			Message: "The sign-in could not be recorded. Try again."})
 		return
 	}

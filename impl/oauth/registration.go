@@ -61,7 +61,7 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	// (store.Register).
 	if err := s.store.Register(client); err != nil {
 		s.log.Error("register client", "err", err)
-		writeError(w, serverError())
+		writeError(w, serverError(err))
 		return
 	}
 	s.log.Info("client registered", "client_id", client.ID, "client_name", client.Name)
