@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"net/http"
 	"time"
+
+	"github.com/conform-mcp/conform/impl/caller"
 )
 
-// Bound gives every request to next a Budget of l (NewContext). When the
+// Bound gives every request to next a Budget of l (NewContext), with the
+// anonymous timeout when the gate found no credential (package caller). When the
 // request exceeds it, whatever next answers is dropped and the request is
 // answered with the Exceeded error alone: HTTP 400 or 503 and a JSON-RPC
 // error without id (JSON-RPC 2.0 section 5: the id of a batch's answer
@@ -15,7 +18,7 @@ import (
 // whether the budget held is known before the first byte is written.
 func Bound(next http.Handler, l Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b := New(l, time.Now())
+		b := New(l.forCaller(caller.FromContext(r.Context()).Anonymous()), time.Now())
 		gw := &guardedWriter{ResponseWriter: w, budget: b}
 		next.ServeHTTP(gw, r.WithContext(NewContext(r.Context(), b)))
 		if e := b.exceeded(); e != nil && (gw.dropped || !gw.decided) {

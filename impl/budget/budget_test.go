@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/impl/budget"
+	"github.com/conform-mcp/conform/impl/caller"
 )
 
 var limits = budget.Limits{ReplyBytes: 100, ScanBytes: 1000, Timeout: time.Minute}
@@ -129,6 +130,28 @@ var _ = Describe("Bound", func() {
 		Expect(rec.Header().Get("Content-Type")).To(Equal("application/json"))
 		Expect(rec.Header().Get("X-Part")).To(BeEmpty())
 		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the replies to this request would exceed 100 bytes; send fewer calls per request, or read in parts with offset and length"}}`))
+	})
+
+	// Issue 26 item 6: an anonymous request costs at most about its time.
+	It("gives a request without a credential the anonymous timeout, and one with a credential the whole", func() {
+		l := budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: time.Minute, AnonymousTimeout: 20 * time.Millisecond}
+		var deadline time.Time
+		call := func(_ http.ResponseWriter, r *http.Request) {
+			ctx, done, err := budget.FromContext(r.Context()).Turn(r.Context())
+			Expect(err).NotTo(HaveOccurred())
+			deadline, _ = ctx.Deadline()
+			done()
+		}
+		start := time.Now()
+		Expect(serve(l, call).Code).To(Equal(http.StatusOK))
+		Expect(deadline).To(BeTemporally("~", start.Add(20*time.Millisecond), 15*time.Millisecond))
+
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("[]"))
+		req = req.WithContext(caller.NewContext(req.Context(), caller.Caller{ClientID: "c", Role: "guest"}))
+		start = time.Now()
+		budget.Bound(http.HandlerFunc(call), l).ServeHTTP(rec, req)
+		Expect(deadline).To(BeTemporally("~", start.Add(time.Minute), time.Second))
 	})
 
 	It("answers a request that ran out of time with 503, even when nothing was written", func() {

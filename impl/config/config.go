@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -114,6 +115,13 @@ type Limits struct {
 	// RequestTimeout bounds how long the tool calls of one request run.
 	// Default 30s.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// AnonymousRequestTimeout bounds them for a request without a
+	// credential, and so what CPU it takes. Default 500ms.
+	AnonymousRequestTimeout time.Duration `yaml:"anonymous_request_timeout"`
+	// ConcurrentSearches is how many searches (afs_search, search_content)
+	// run at once on the whole host; others wait, within their request's
+	// time. Default half the CPUs, at least 1.
+	ConcurrentSearches int `yaml:"concurrent_searches"`
 	// OverlayBytes bounds what the files of each writable disk mount hold
 	// in all. Default 1 GiB.
 	OverlayBytes int64 `yaml:"overlay_bytes"`
@@ -156,6 +164,9 @@ const (
 	DefaultRequestReplyBytes = 8 << 20
 	DefaultRequestScanBytes  = 64 << 20
 	DefaultRequestTimeout    = 30 * time.Second
+	// DefaultAnonymousRequestTimeout keeps an anonymous request under
+	// 1 CPU-s with the garbage collector's share (issue 26 item 6).
+	DefaultAnonymousRequestTimeout = 500 * time.Millisecond
 )
 
 // replyFactor is how many bytes of JSON one byte a read returns may take
@@ -164,7 +175,8 @@ const replyFactor = 7
 
 // Request returns the limits of one request, defaults filled in.
 func (l Limits) Request() budget.Limits {
-	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout}
+	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout,
+		AnonymousTimeout: l.AnonymousRequestTimeout}
 	if out.ReplyBytes == 0 {
 		out.ReplyBytes = max(DefaultRequestReplyBytes, replyFactor*int64(l.readBytes()))
 	}
@@ -174,7 +186,20 @@ func (l Limits) Request() budget.Limits {
 	if out.Timeout == 0 {
 		out.Timeout = DefaultRequestTimeout
 	}
+	if out.AnonymousTimeout == 0 {
+		out.AnonymousTimeout = DefaultAnonymousRequestTimeout
+	}
 	return out
+}
+
+// Searches returns how many searches may run at once on the host, default
+// filled in: half the CPUs, so that a flood of searches leaves the others
+// to every other request (issue 26 item 6).
+func (l Limits) Searches() int {
+	if l.ConcurrentSearches > 0 {
+		return l.ConcurrentSearches
+	}
+	return max(1, runtime.GOMAXPROCS(0)/2)
 }
 
 // readBytes is ReadBytes, default filled in.

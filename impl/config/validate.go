@@ -58,6 +58,12 @@ func (c Config) Validate() error {
 			bad("limits.%s %d: must be positive (0 for the default)", q.name, q.v)
 		}
 	}
+	if c.Limits.AnonymousRequestTimeout < 0 {
+		bad("limits.anonymous_request_timeout %s: must be positive (0 for the default)", c.Limits.AnonymousRequestTimeout)
+	}
+	if c.Limits.ConcurrentSearches < 0 {
+		bad("limits.concurrent_searches %d: must be positive (0 for the default)", c.Limits.ConcurrentSearches)
+	}
 	if c.Limits.RequestTimeout < 0 {
 		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -40,7 +41,10 @@ var _ = Describe("The work of one request as a whole (issue 15 item 1)", func() 
 		for i := range 2 {
 			Expect(os.WriteFile(filepath.Join(dataDir, "overlay", "tree", fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(line, 1_000_000/len(line))), 0o600)).To(Succeed())
 		}
-		srv = startHost(defaultConfig(), dataDir)
+		cfg := defaultConfig()
+		// These specs are about bytes; the anonymous time bound has its own.
+		cfg.Limits.AnonymousRequestTimeout = time.Minute
+		srv = startHost(cfg, dataDir)
 	})
 
 	expectRefused := func(ex exchange, message string) {
@@ -81,5 +85,18 @@ var _ = Describe("The work of one request as a whole (issue 15 item 1)", func() 
 		expectRefused(ex, "Invalid Request: the searches of this request would read more than 67108864 bytes of files; search a narrower path, or send fewer searches per request")
 		r := callTool(srv, "", "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"})
 		Expect(r.IsError).To(BeFalse(), "one search of the same tree is within budget")
+	})
+
+	// Issue 26 item 6: an anonymous request, a 2025-03-26 batch whole,
+	// runs within one shorter time, and so one bound on its CPU.
+	It("holds the calls of an anonymous request, a batch included, to the anonymous time, and a credential's to the whole", func() {
+		cfg := defaultConfig()
+		cfg.Limits.AnonymousRequestTimeout = time.Nanosecond
+		short := startHost(cfg, dataDir)
+		ex := post(short, "", batchOf(64, "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"}))
+		Expect(ex.status).To(Equal(http.StatusServiceUnavailable))
+		Expect(string(ex.body)).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the calls of this request ran longer than 1ns; send fewer calls per request"}}`))
+		r := callTool(short, staticToken, "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"})
+		Expect(r.IsError).To(BeFalse())
 	})
 })
