@@ -249,6 +249,70 @@ var _ = Describe("toolhost serve under the batch attack (issue 15 item 1)", func
 	})
 })
 
+var _ = Describe("toolhost serve under concurrent reads and slow readers (issue 26 item 1)", func() {
+	It("stays under 500 MB while 128 clients never read their replies and 128 others read a MiB that JSON writes six times over", func() {
+		data := GinkgoT().TempDir()
+		Expect(os.MkdirAll(filepath.Join(data, "overlay"), 0o700)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(data, "overlay", "lt.txt"), []byte(strings.Repeat("<", 1<<20)), 0o600)).To(Succeed())
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", data, "--max-connections-per-address", "512")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		base := serving.FindStringSubmatch(string(s.Out.Contents()))[1]
+		u, err := url.Parse(base)
+		Expect(err).NotTo(HaveOccurred())
+
+		read := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/overlay/lt.txt"}}}`
+		request := fmt.Sprintf("POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", u.Host, len(read), read)
+		for range 128 {
+			conn, err := net.Dial("tcp", u.Host)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			_, err = io.WriteString(conn, request)
+			Expect(err).NotTo(HaveOccurred())
+		}
+
+		var wg sync.WaitGroup
+		statuses := make([]int, 128)
+		retry := make([]string, 128)
+		for i := range statuses {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(read))
+				Expect(err).NotTo(HaveOccurred())
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				Expect(err).NotTo(HaveOccurred())
+				_, err = io.Copy(io.Discard, resp.Body)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(resp.Body.Close()).To(Succeed())
+				statuses[i], retry[i] = resp.StatusCode, resp.Header.Get("Retry-After")
+			})
+		}
+		wg.Wait()
+		for i, status := range statuses {
+			Expect(status).To(BeElementOf(http.StatusOK, http.StatusServiceUnavailable))
+			if status == http.StatusServiceUnavailable {
+				Expect(retry[i]).To(Equal("1"), "a refusal says when to come back")
+			}
+		}
+		peak := peakRSS(s.Command.Process.Pid)
+		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB; answered %d of 128\n", peak>>20, count(statuses, http.StatusOK))
+		Expect(peak).To(BeNumerically("<", 500<<20))
+	})
+})
+
+// count is how many of statuses are status.
+func count(statuses []int, status int) int {
+	n := 0
+	for _, s := range statuses {
+		if s == status {
+			n++
+		}
+	}
+	return n
+}
+
 // peakRSS is the most resident memory process pid has held (VmHWM).
 func peakRSS(pid int) int64 {
 	GinkgoHelper()

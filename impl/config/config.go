@@ -115,6 +115,11 @@ type Limits struct {
 	// RequestTimeout bounds how long the tool calls of one request run.
 	// Default 30s.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// InFlightReplyBytes bounds the reply bytes all requests hold at once,
+	// host-wide: a read holds seven times what it reads until its answer
+	// is written, and waits for room within its request's time. Default
+	// 32 MiB, or seven times ReadBytes when that is more.
+	InFlightReplyBytes int64 `yaml:"inflight_reply_bytes"`
 	// AnonymousRequestTimeout bounds them for a request without a
 	// credential, and so what CPU it takes. Default 500ms.
 	AnonymousRequestTimeout time.Duration `yaml:"anonymous_request_timeout"`
@@ -167,6 +172,9 @@ const (
 	// DefaultAnonymousRequestTimeout keeps an anonymous request under
 	// 1 CPU-s with the garbage collector's share (issue 26 item 6).
 	DefaultAnonymousRequestTimeout = 500 * time.Millisecond
+	// DefaultInFlightReplyBytes keeps the host under 500 MB whatever the
+	// mix of requests (issue 26 item 1).
+	DefaultInFlightReplyBytes = 32 << 20
 )
 
 // replyFactor is how many bytes of JSON one byte a read returns may take
@@ -176,7 +184,7 @@ const replyFactor = 7
 // Request returns the limits of one request, defaults filled in.
 func (l Limits) Request() budget.Limits {
 	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout,
-		AnonymousTimeout: l.AnonymousRequestTimeout}
+		AnonymousTimeout: l.AnonymousRequestTimeout, InFlightBytes: l.InFlightReplyBytes}
 	if out.ReplyBytes == 0 {
 		out.ReplyBytes = max(DefaultRequestReplyBytes, replyFactor*int64(l.readBytes()))
 	}
@@ -188,6 +196,9 @@ func (l Limits) Request() budget.Limits {
 	}
 	if out.AnonymousTimeout == 0 {
 		out.AnonymousTimeout = DefaultAnonymousRequestTimeout
+	}
+	if out.InFlightBytes == 0 {
+		out.InFlightBytes = max(DefaultInFlightReplyBytes, replyFactor*int64(l.readBytes()))
 	}
 	return out
 }

@@ -61,6 +61,9 @@ func (c Config) Validate() error {
 	if c.Limits.AnonymousRequestTimeout < 0 {
 		bad("limits.anonymous_request_timeout %s: must be positive (0 for the default)", c.Limits.AnonymousRequestTimeout)
 	}
+	if r := c.Limits.InFlightReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.inflight_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	}
 	if c.Limits.ConcurrentSearches < 0 {
 		bad("limits.concurrent_searches %d: must be positive (0 for the default)", c.Limits.ConcurrentSearches)
 	}
