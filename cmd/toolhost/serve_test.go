@@ -249,6 +249,46 @@ var _ = Describe("toolhost serve under the batch attack (issue 15 item 1)", func
 	})
 })
 
+var _ = Describe("toolhost serve under slow bodies from many addresses (issue 26 item 2)", func() {
+	It("answers another address's requests while bodies trickle in over more connections than the total cap", func() {
+		s := start(toolhostPath, "serve", "--addr", "127.0.0.1:0", "--data", GinkgoT().TempDir(),
+			"--max-connections", "32", "--max-connections-per-address", "16")
+		DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
+		Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
+		base := serving.FindStringSubmatch(string(s.Out.Contents()))[1]
+		u, err := url.Parse(base)
+		Expect(err).NotTo(HaveOccurred())
+
+		// 3 addresses, 16 connections each: more than the total cap of 32,
+		// each sending a byte of its body.
+		for i := range 48 {
+			d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i%3))}}
+			conn, err := d.Dial("tcp", u.Host)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(conn.Close)
+			_, _ = fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", u.Host)
+		}
+		time.Sleep(1100 * time.Millisecond) // past the second a request may take to arrive
+
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 9)}}
+		client := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+		answered := 0
+		for range 20 {
+			req, err := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := client.Do(req)
+			Expect(err).NotTo(HaveOccurred(), "a refusal is an answer, never a reset")
+			Expect(resp.Body.Close()).To(Succeed())
+			if resp.StatusCode == http.StatusOK {
+				answered++
+			}
+		}
+		Expect(answered).To(BeNumerically(">=", 19), "at least 95%")
+	})
+})
+
 var _ = Describe("toolhost serve under concurrent reads and slow readers (issue 26 item 1)", func() {
 	It("stays under 500 MB while 128 clients never read their replies and 128 others read a MiB that JSON writes six times over", func() {
 		data := GinkgoT().TempDir()
