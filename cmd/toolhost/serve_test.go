@@ -198,18 +198,23 @@ var _ = Describe("toolhost serve under reads of a large file (issue 8 item 10)",
 
 		var wg sync.WaitGroup
 		statuses := make([]int, 16)
+		bodies := make([]string, 16)
 		for i := range statuses {
 			wg.Go(func() {
 				defer GinkgoRecover()
 				// Each client reads from its own offset, the last one the
 				// file's end, which is not text.
 				offset := strconv.Itoa(i * (100 << 20) / 16)
-				statuses[i], _ = post(base+"/mcp", "application/json", "",
+				statuses[i], bodies[i] = post(base+"/mcp", "application/json", "",
 					`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"afs_read","arguments":{"path":"/overlay/big.bin","offset":`+offset+`}}}`)
 			})
 		}
 		wg.Wait()
-		Expect(statuses).To(HaveEach(http.StatusOK))
+		// A MiB of zero bytes, which JSON writes six times over: the host's
+		// bound on replies in flight (issue 26 item 1) lets a few through at
+		// once, and a read that finds no room within its time is told to
+		// come back.
+		expectAnsweredOrBusy(statuses, bodies, http.StatusOK, "")
 		peak := peakRSS(host.Command.Process.Pid)
 		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
 		Expect(peak).To(BeNumerically("<", 300<<20))
@@ -241,8 +246,7 @@ var _ = Describe("toolhost serve under the batch attack (issue 15 item 1)", func
 			})
 		}
 		wg.Wait()
-		Expect(statuses).To(HaveEach(http.StatusBadRequest))
-		Expect(bodies).To(HaveEach(ContainSubstring("the replies to this request would exceed")))
+		expectAnsweredOrBusy(statuses, bodies, http.StatusBadRequest, "the replies to this request would exceed")
 		peak := peakRSS(host.Command.Process.Pid)
 		fmt.Fprintf(GinkgoWriter, "peak resident memory: %d MB\n", peak>>20)
 		Expect(peak).To(BeNumerically("<", 300<<20))
@@ -341,6 +345,24 @@ var _ = Describe("toolhost serve under concurrent reads and slow readers (issue 
 		Expect(peak).To(BeNumerically("<", 500<<20))
 	})
 })
+
+// expectAnsweredOrBusy expects every request answered with status (and a
+// body containing text), or 503 because the host's bound on replies in
+// flight stayed full for its time, or its anonymous time ran out while it
+// waited (issue 26 items 1 and 6); and at least one answered.
+func expectAnsweredOrBusy(statuses []int, bodies []string, status int, text string) {
+	GinkgoHelper()
+	for i, got := range statuses {
+		if got == http.StatusServiceUnavailable {
+			Expect(bodies[i]).To(Or(ContainSubstring("the host is answering as much as it holds at once"),
+				ContainSubstring("the calls of this request ran longer than 500ms")))
+			continue
+		}
+		Expect(got).To(Equal(status), bodies[i])
+		Expect(bodies[i]).To(ContainSubstring(text))
+	}
+	Expect(count(statuses, status)).To(BeNumerically(">=", 1))
+}
 
 // count is how many of statuses are status.
 func count(statuses []int, status int) int {
