@@ -100,3 +100,21 @@ var _ = Describe("The work of one request as a whole (issue 15 item 1)", func() 
 		Expect(r.IsError).To(BeFalse())
 	})
 })
+
+// Issue 26 item 5: one member filled the data volume with afs_write.
+var _ = Describe("The overlay's quotas", func() {
+	It("answers a write past a quota with an in-call AFS_QUOTA error, the file untouched", func() {
+		cfg := defaultConfig()
+		cfg.Limits.OverlayFileBytes = 10
+		cfg.Limits.OverlayBytes = 15
+		dataDir := GinkgoT().TempDir()
+		srv := startHost(cfg, dataDir)
+		Expect(text(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/a.txt", "content": "0123456789"}))).NotTo(BeEmpty())
+		Expect(inCallError(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/a.txt", "content": "x", "mode": "append"}))).To(Equal(
+			"AFS_QUOTA: Over quota at /overlay/a.txt: a file may hold at most 10 bytes, and this write would make it 11"))
+		Expect(inCallError(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/b.txt", "content": "0123456789"}))).To(Equal(
+			"AFS_QUOTA: Over quota at /overlay/b.txt: the overlay may hold at most 15 bytes in all; 10 are in use and this write adds 10"))
+		Expect(os.ReadFile(filepath.Join(dataDir, "overlay", "a.txt"))).To(Equal([]byte("0123456789")))
+		Expect(filepath.Join(dataDir, "overlay", "b.txt")).NotTo(BeAnExistingFile())
+	})
+})
