@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -40,7 +39,7 @@ var _ = Describe("toolhost authorize", func() {
 	// the host then writes no owner-secret file, so the approval command
 	// takes the secret from the environment, as the README now says.
 	It("runs the README's recipe, with the owner secret exported (issue 16 item 3)", func() {
-		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("s3cret-0123456789", 2)}
+		env := []string{"TOOLHOST_OWNER_SECRET=" + exportedOwnerSecret}
 		_, base := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
 		profile := authzProfile(GinkgoT().TempDir(), base, toolhostPath+" authorize --target {target} {authorization_url}")
 		run := exits(startWith(env, conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 3)
@@ -48,7 +47,7 @@ var _ = Describe("toolhost authorize", func() {
 	})
 
 	It("shows why the approval command failed: the end of its stderr, not only its exit status (issue 16 item 3)", func() {
-		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("s3cret-0123456789", 2)}
+		env := []string{"TOOLHOST_OWNER_SECRET=" + exportedOwnerSecret}
 		data := GinkgoT().TempDir()
 		_, base := serveWith(env, "127.0.0.1:0", data)
 		profile := authzProfile(GinkgoT().TempDir(), base, toolhostPath+" authorize --data "+data+" --target {target} {authorization_url}")

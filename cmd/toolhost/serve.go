@@ -52,7 +52,11 @@ address. Requests whose Host header names neither the public URL's host, an
 The host holds at most --max-connections connections, and at most
 --max-connections-per-address from one address; when a cap is reached, the
 connection that has waited longest without a request is closed to make
-room. A keep-alive connection is closed after --idle-timeout without one.
+room, else the one whose request has arrived for a second at less than
+1 KiB/s. A connection that finds no room is answered 503 with Retry-After.
+A keep-alive connection is closed after --idle-timeout without one. Many
+clients behind one address (a NAT, or a proxy not named with
+--trusted-proxy) share its --max-connections-per-address.
 
 SIGTERM or an interrupt stops accepting connections and lets the requests
 in flight finish, for up to --drain-timeout; the exit status is 0 unless
@@ -145,9 +149,13 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 	}
 	caps := cfg.Connections.Caps()
 	caps.Shared = proxies.Trusts
+	// The listener is plain HTTP/1.1: a connection refused for a cap is
+	// told so with 503 and Retry-After.
+	caps.Refusal = connlimit.HTTPRefusal
 	capped := connlimit.Listen(ln, caps)
 	srv := &http.Server{
-		Handler:           h.Handler(),
+		Handler:           capped.Bodies(h.Handler()),
+		ConnContext:       capped.ConnContext,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,

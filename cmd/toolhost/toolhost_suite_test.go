@@ -18,6 +18,13 @@ func TestToolhost(t *testing.T) {
 	RunSpecs(t, "toolhost command line")
 }
 
+// Owner secrets of 256 random bits (openssl rand -hex 32): one the specs
+// export to instances that share it, one the hosts never hold.
+const (
+	exportedOwnerSecret = "e3a91c5f07b84d26a9f1c3e58b20d74f6a1e9c3b5d87f20a4c6e18b93d5f7a02"
+	wrongOwnerSecret    = "1d6b9f3a8c2e5047b1f9d3a6c8e02b5f7d4a1c9e3b6f80d2a5c7e19b4d3f6a08"
+)
+
 // The reference host's binary, and the suite's, which drives it.
 var toolhostPath, conformPath string
 

@@ -175,7 +175,7 @@ var _ = Describe("toolhost serve", func() {
 	It("passes all but the time windows with an approval command and a peer", func() {
 		// Two instances with one owner secret, so one approval command
 		// serves both, as the README shows.
-		env := []string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("0123456789abcdef", 4)}
+		env := []string{"TOOLHOST_OWNER_SECRET=" + exportedOwnerSecret}
 		_, base := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
 		_, peer := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
 		dir := GinkgoT().TempDir()
@@ -224,11 +224,11 @@ var _ = Describe("toolhost serve", func() {
 
 		refused := exits(start(toolhostPath, "approve", "--data", GinkgoT().TempDir(), "--target", base, "BCDF-GHJK"), 1)
 		Expect(refused.Err).To(gbytes.Say(`no owner secret: .*owner-secret does not exist; give the host's data directory \(--data\) or set TOOLHOST_OWNER_SECRET`))
-		wrong := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("wrong-0123456789", 3)}, toolhostPath,
+		wrong := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + wrongOwnerSecret}, toolhostPath,
 			"approve", "--target", base, "BCDF-GHJK"), 1)
 		Expect(wrong.Err).To(gbytes.Say(`the host refused the owner secret`))
 		By("preferring an explicit --data to the environment")
-		unknown := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + strings.Repeat("wrong-0123456789", 3)}, toolhostPath,
+		unknown := exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + wrongOwnerSecret}, toolhostPath,
 			"approve", "--data", data, "--target", base, "BCDF-GHJK"), 1)
 		Expect(unknown.Err).To(gbytes.Say(`user_code=BCDF-GHJK refused the request: it is unknown, expired or already used`))
 	})

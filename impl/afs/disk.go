@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -27,8 +29,29 @@ import (
 // file it replaces.
 type Disk struct {
 	root  *os.Root
+	dir   string
 	locks pathLocks
 	cache dirCache
+
+	// quota bounds what writes may add (Limit); used counts the bytes of
+	// the regular files under root, as this host's writes and deletes
+	// change them.
+	quotaMu sync.Mutex
+	quota   Quota
+	used    int64
+}
+
+// Quota bounds what writes to a Disk may take (issue 26 item 5: one member
+// filled the data volume at 38 MB/s, after which registrations failed). A
+// zero field does not bound.
+type Quota struct {
+	// FileBytes is the largest a file may grow to.
+	FileBytes int64
+	// TotalBytes is the most all the files together may hold.
+	TotalBytes int64
+	// FreeBytes is what a write must leave free on the file system, so that
+	// the host's own records (the OAuth store) still have room.
+	FreeBytes int64
 }
 
 // tempPrefix marks files a write has not yet renamed into place; listings
@@ -50,7 +73,97 @@ func NewDisk(dir string) (*Disk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("disk provider: %w", err)
 	}
-	return &Disk{root: root}, nil
+	return &Disk{root: root, dir: dir}, nil
+}
+
+// RemoveUnfinished removes the temporary files of writes that never
+// finished, which a crash (kill -9 between writeTemp and the rename) leaves
+// behind (issue 26 item 7), and returns how many it removed. It removes only
+// regular files whose name is tempPrefix followed by what writeTemp draws
+// (rand.Text: 26 letters of the base32 alphabet); directories, links and every
+// other name stay. The host calls it at start-up, before any write runs.
+func (d *Disk) RemoveUnfinished() (int, error) {
+	removed := 0
+	err := fs.WalkDir(d.root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil {
+			// An unreadable directory holds nothing this host wrote.
+			return nil
+		}
+		if !e.Type().IsRegular() || !unfinished(e.Name()) {
+			return nil
+		}
+		if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove unfinished write %s: %w", name, err)
+		}
+		removed++
+		return nil
+	})
+	return removed, err
+}
+
+// Limit holds later writes to q. It counts the bytes the directory's
+// regular files hold now; afterwards the count follows this host's writes
+// and deletes, not changes the operator makes beside it.
+func (d *Disk) Limit(q Quota) error {
+	var used int64
+	err := fs.WalkDir(d.root.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := e.Info(); err == nil {
+			used += fi.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("disk provider: count the files' size: %w", err)
+	}
+	d.quotaMu.Lock()
+	defer d.quotaMu.Unlock()
+	d.quota, d.used = q, used
+	return nil
+}
+
+// reserve admits a write of n bytes that leaves its file size bytes long
+// and the directory's files grow bytes larger (less when it replaces more),
+// counting grow as used. release gives it back when the write fails.
+func (d *Disk) reserve(n, size, grow int64) error {
+	d.quotaMu.Lock()
+	defer d.quotaMu.Unlock()
+	q := d.quota
+	if q.FileBytes > 0 && size > q.FileBytes {
+		return &QuotaError{Why: fmt.Sprintf("a file may hold at most %d bytes, and this write would make it %d", q.FileBytes, size)}
+	}
+	if q.TotalBytes > 0 && grow > 0 && d.used+grow > q.TotalBytes {
+		return &QuotaError{Why: fmt.Sprintf("the overlay may hold at most %d bytes in all; %d are in use and this write adds %d", q.TotalBytes, d.used, grow)}
+	}
+	if q.FreeBytes > 0 {
+		var st syscall.Statfs_t
+		if err := syscall.Statfs(d.dir, &st); err != nil {
+			return fmt.Errorf("disk provider: free space: %w", err)
+		}
+		free := int64(st.Bavail) * st.Bsize
+		if free-n < q.FreeBytes {
+			return &QuotaError{Why: fmt.Sprintf("the host keeps %d bytes of its disk free for its own records, and %d are free", q.FreeBytes, max(free, 0))}
+		}
+	}
+	d.used += grow
+	return nil
+}
+
+func (d *Disk) release(grow int64) {
+	d.quotaMu.Lock()
+	defer d.quotaMu.Unlock()
+	d.used -= grow
+}
+
+// unfinished reports whether name is one writeTemp makes.
+func unfinished(name string) bool {
+	suffix, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok || len(suffix) != 26 {
+		return false
+	}
+	return strings.Trim(suffix, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") == ""
 }
 
 // Close releases the directory.
@@ -177,7 +290,20 @@ func (d *Disk) Write(ctx context.Context, name string, data []byte, mode WriteMo
 		return Info{}, ErrExist
 	case found && !old.Mode().IsRegular():
 		return Info{}, ErrNotRegular
-	case !found || mode == Create:
+	}
+	n := int64(len(data))
+	size, grow := n, n
+	switch {
+	case found && mode == Append:
+		size = old.Size() + n
+	case found:
+		grow = n - old.Size()
+	}
+	if err := d.reserve(n, size, grow); err != nil {
+		return Info{}, err
+	}
+	switch {
+	case !found:
 		err = d.create(target, data)
 	case mode == Append:
 		err = d.append(target, data)
@@ -185,6 +311,7 @@ func (d *Disk) Write(ctx context.Context, name string, data []byte, mode WriteMo
 		err = d.replace(target, data, old.Mode().Perm())
 	}
 	if err != nil {
+		d.release(grow)
 		return Info{}, err
 	}
 	return d.Stat(ctx, name)
@@ -307,6 +434,9 @@ func (d *Disk) Delete(ctx context.Context, name string) error {
 	err = d.root.Remove(rel(name))
 	if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
 		return ErrNotEmpty
+	}
+	if err == nil && info.Kind == KindFile {
+		d.release(info.Size)
 	}
 	return notExist(err)
 }

@@ -160,3 +160,95 @@ var _ = Describe("Disk provider writes (issue 8 items 11 and 13)", func() {
 		Expect(paths(again.Entries)).To(Equal([]string{"/overlay/f001"}))
 	})
 })
+
+var _ = Describe("Disk provider after a crash (issue 26 item 7)", func() {
+	It("removes the temporary files of unfinished writes at start-up, and nothing else", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "tree")
+		Expect(os.MkdirAll(filepath.Join(dir, "sub", ".afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ"), 0o755)).To(Succeed())
+		leftovers := []string{".afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ", "sub/.afs-write-234567ABCDEFGHIJKLMNOPQRST"}
+		kept := []string{"a.txt", ".afs-write-short", ".afs-write-abcdefghijklmnopqrstuvwxyz", "sub/.afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ1", "sub/b.txt"}
+		for _, name := range append(leftovers, kept...) {
+			Expect(os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)).To(Succeed())
+		}
+		link := ".afs-write-QRSTUVWXYZ234567ABCDEFGHIJ"
+		Expect(os.Symlink("a.txt", filepath.Join(dir, link))).To(Succeed())
+
+		d, err := afs.NewDisk(dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(d.Close)
+		Expect(d.RemoveUnfinished()).To(Equal(2))
+		for _, name := range leftovers {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			Expect(err).To(MatchError(os.ErrNotExist), name)
+		}
+		for _, name := range append(kept, link, "sub/.afs-write-ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			_, err := os.Lstat(filepath.Join(dir, name))
+			Expect(err).NotTo(HaveOccurred(), name)
+		}
+	})
+})
+
+var _ = Describe("Disk provider quotas (issue 26 item 5)", func() {
+	ctx := context.Background()
+	var (
+		d    *afs.Disk
+		dir  string
+		fsys *afs.FS
+	)
+
+	BeforeEach(func() {
+		dir = filepath.Join(GinkgoT().TempDir(), "tree")
+		Expect(os.MkdirAll(dir, 0o755)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(dir, "there.txt"), make([]byte, 40), 0o644)).To(Succeed())
+		var err error
+		d, err = afs.NewDisk(dir)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(d.Close)
+		fsys, err = afs.New([]afs.Mount{{Path: "/overlay", Provider: d, Overlay: true}}, nil, afs.Limits{})
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	write := func(name string, n int, mode afs.WriteMode) error {
+		_, err := fsys.Write(ctx, "/overlay/"+name, make([]byte, n), mode)
+		return err
+	}
+	size := func(name string) int64 {
+		GinkgoHelper()
+		fi, err := os.Stat(filepath.Join(dir, name))
+		Expect(err).NotTo(HaveOccurred())
+		return fi.Size()
+	}
+
+	It("refuses a write that would make a file larger than the file quota, in every mode", func() {
+		Expect(d.Limit(afs.Quota{FileBytes: 64})).To(Succeed())
+		Expect(write("a.bin", 64, afs.Create)).To(Succeed())
+		Expect(write("a.bin", 1, afs.Append)).To(MatchError(
+			"AFS_QUOTA: Over quota at /overlay/a.bin: a file may hold at most 64 bytes, and this write would make it 65"))
+		Expect(afs.CodeOf(write("a.bin", 65, afs.Overwrite))).To(Equal(afs.CodeQuota))
+		Expect(afs.CodeOf(write("b.bin", 65, afs.Create))).To(Equal(afs.CodeQuota))
+		Expect(size("a.bin")).To(Equal(int64(64)))
+		Expect(filepath.Join(dir, "b.bin")).NotTo(BeAnExistingFile())
+	})
+
+	It("counts the files already there and what writes and deletes change against the total quota", func() {
+		Expect(d.Limit(afs.Quota{TotalBytes: 100})).To(Succeed())
+		Expect(write("a.bin", 60, afs.Create)).To(Succeed())
+		Expect(write("b.bin", 1, afs.Create)).To(MatchError(
+			"AFS_QUOTA: Over quota at /overlay/b.bin: the overlay may hold at most 100 bytes in all; 100 are in use and this write adds 1"))
+		By("letting an overwrite that shrinks a file through, and counting what it freed")
+		Expect(write("a.bin", 10, afs.Overwrite)).To(Succeed())
+		Expect(write("b.bin", 50, afs.Create)).To(Succeed())
+		Expect(afs.CodeOf(write("b.bin", 1, afs.Append))).To(Equal(afs.CodeQuota))
+		Expect(fsys.Delete(ctx, "/overlay/there.txt")).To(Succeed())
+		Expect(write("b.bin", 40, afs.Append)).To(Succeed())
+		Expect(size("b.bin")).To(Equal(int64(90)))
+	})
+
+	It("keeps the disk's reserve free for the host's own records", func() {
+		Expect(d.Limit(afs.Quota{FreeBytes: 1 << 62})).To(Succeed())
+		err := write("a.bin", 1, afs.Create)
+		Expect(err).To(MatchError(MatchRegexp(
+			`^AFS_QUOTA: Over quota at /overlay/a\.bin: the host keeps 4611686018427387904 bytes of its disk free for its own records, and \d+ are free$`)))
+		Expect(filepath.Join(dir, "a.bin")).NotTo(BeAnExistingFile())
+	})
+})

@@ -23,6 +23,7 @@ const (
 	CodeMountPoint   Code = "AFS_MOUNT_POINT"
 	CodeNotRegular   Code = "AFS_NOT_REGULAR"
 	CodeIO           Code = "AFS_IO_ERROR"
+	CodeQuota        Code = "AFS_QUOTA"
 )
 
 // Error is an in-call failure: the tool answers HTTP 200 with isError true
@@ -108,6 +109,16 @@ func notRegular(p string, op Operation) *Error {
 
 func mountPoint(p string, op Operation) *Error {
 	return &Error{Code: CodeMountPoint, Path: p, Text: fmt.Sprintf("Mount point at %s: %s cannot change the root of a mount", p, op)}
+}
+
+// QuotaError is a provider's refusal of a write that would take more than
+// its quota allows; Why completes "Over quota at <path>: ".
+type QuotaError struct{ Why string }
+
+func (e *QuotaError) Error() string { return "over quota: " + e.Why }
+
+func overQuota(p string, q *QuotaError) *Error {
+	return &Error{Code: CodeQuota, Path: p, Text: fmt.Sprintf("Over quota at %s: %s", p, q.Why)}
 }
 
 // ioFailure hides the provider's own error text, which for a disk provider

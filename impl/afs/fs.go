@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 	"unicode/utf8"
+
+	"github.com/conform-mcp/conform/impl/budget"
 )
 
 // FS is the host's tree as network clients reach it. Every method takes the
@@ -108,9 +110,12 @@ func (f *FS) admit(p string, op Operation) (node, error) {
 // fail turns a provider error into the in-call error about p.
 func fail(p string, op Operation, err error) error {
 	var e *Error
+	var q *QuotaError
 	switch {
 	case errors.As(err, &e):
 		return e
+	case errors.As(err, &q):
+		return overQuota(p, q)
 	case errors.Is(err, ErrNotExist):
 		return NotFound(p)
 	case errors.Is(err, ErrExist):
@@ -184,6 +189,15 @@ func (f *FS) Read(ctx context.Context, p string, offset int64, length int) (Chun
 	if length <= 0 || length > f.limits.ReadBytes {
 		length = f.limits.ReadBytes
 	}
+	// The reply may take replyFactor bytes for each byte read: hold them
+	// of the host's in-flight bound before reading (package budget).
+	toRead := int64(length) + 1
+	if rest := found.info.Size - max(offset, 0) + 1; rest >= 1 && rest < toRead {
+		toRead = rest
+	}
+	if err := budget.FromContext(ctx).Hold(ctx, replyFactor*toRead); err != nil {
+		return Chunk{}, err
+	}
 	data, err := readAt(ctx, found, max(offset, 0), length)
 	if err != nil {
 		return Chunk{}, fail(n.path, OpRead, err)
@@ -197,6 +211,10 @@ func (f *FS) Read(ctx context.Context, p string, offset int64, length int) (Chun
 	}
 	return c, nil
 }
+
+// replyFactor is how many bytes a reply may take for each byte a read
+// returns: JSON writes a "<" as six, and the result holds the bytes too.
+const replyFactor = 7
 
 // readAt reads up to length+1 bytes of n from offset: the extra byte tells
 // whether the file goes on. The buffer is sized by the file's size when

@@ -2,20 +2,37 @@ package budget
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
+
+	"github.com/conform-mcp/conform/impl/caller"
 )
 
-// Bound gives every request to next a Budget of l (NewContext). When the
+// Bound gives every request to next a Budget of l (NewContext), with the
+// anonymous timeout when the gate found no credential (package caller). When the
 // request exceeds it, whatever next answers is dropped and the request is
 // answered with the Exceeded error alone: HTTP 400 or 503 and a JSON-RPC
 // error without id (JSON-RPC 2.0 section 5: the id of a batch's answer
 // cannot be one id), so a client reads a clear refusal, never a part of
 // its replies. JSON replies are written after the last call ends, so
 // whether the budget held is known before the first byte is written.
+//
+// All requests share one bound on the reply bytes in flight,
+// l.InFlightBytes (pool.go): what a request holds of it is given back once
+// its answer is written.
 func Bound(next http.Handler, l Limits) http.Handler {
+	var shared *pool
+	if l.InFlightBytes > 0 {
+		shared = newPool(l.InFlightBytes)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b := New(l, time.Now())
+		b := New(l.forCaller(caller.FromContext(r.Context()).Anonymous()), time.Now())
+		b.pool = shared
+		if shared != nil {
+			defer b.release()
+		}
 		gw := &guardedWriter{ResponseWriter: w, budget: b}
 		next.ServeHTTP(gw, r.WithContext(NewContext(r.Context(), b)))
 		if e := b.exceeded(); e != nil && (gw.dropped || !gw.decided) {
@@ -79,6 +96,9 @@ func writeExceeded(w http.ResponseWriter, e *Exceeded) {
 	h := w.Header()
 	clear(h)
 	h.Set("Content-Type", "application/json")
+	if e.RetryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(e.RetryAfter.Seconds()))))
+	}
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(body)
 }

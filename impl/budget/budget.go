@@ -25,6 +25,23 @@ type Limits struct {
 	ScanBytes int64
 	// Timeout bounds how long the tool calls run, from the request's start.
 	Timeout time.Duration
+	// InFlightBytes bounds the reply bytes all requests hold at once
+	// (pool.go); 0 does not bound.
+	InFlightBytes int64
+	// AnonymousTimeout, when shorter, bounds them instead for a request
+	// without a credential. A search over 20,000 small files cost an
+	// anonymous caller's request 1.76 CPU-s in 1.24 s (issue 26 item 6);
+	// the calls of one request run one at a time, so their time bounds
+	// their CPU, the garbage collector's share aside.
+	AnonymousTimeout time.Duration
+}
+
+// forCaller is l as it bounds a request, anonymous or not.
+func (l Limits) forCaller(anonymous bool) Limits {
+	if anonymous && l.AnonymousTimeout > 0 && l.AnonymousTimeout < l.Timeout {
+		l.Timeout = l.AnonymousTimeout
+	}
+	return l
 }
 
 // Exceeded is the error of a request that asked for more than its Limits.
@@ -36,6 +53,8 @@ type Exceeded struct {
 	// Code and Message are the JSON-RPC error's (JSON-RPC 2.0 section 5.1).
 	Code    int
 	Message string
+	// RetryAfter, when set, is sent as Retry-After (RFC 9110 section 10.2.3).
+	RetryAfter time.Duration
 }
 
 func (e *Exceeded) Error() string { return e.Message }
@@ -56,9 +75,13 @@ type Budget struct {
 	turn  chan struct{}
 	reply atomic.Int64
 	scan  atomic.Int64
+	// pool is the host's in-flight bound, nil when none.
+	pool *pool
 
 	mu  sync.Mutex
 	err *Exceeded
+	// held is what the request holds of pool.
+	held int64
 }
 
 // New returns the budget of a request that starts at now.

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/impl/budget"
+	"github.com/conform-mcp/conform/impl/caller"
 )
 
 var limits = budget.Limits{ReplyBytes: 100, ScanBytes: 1000, Timeout: time.Minute}
@@ -131,6 +132,28 @@ var _ = Describe("Bound", func() {
 		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the replies to this request would exceed 100 bytes; send fewer calls per request, or read in parts with offset and length"}}`))
 	})
 
+	// Issue 26 item 6: an anonymous request costs at most about its time.
+	It("gives a request without a credential the anonymous timeout, and one with a credential the whole", func() {
+		l := budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: time.Minute, AnonymousTimeout: 20 * time.Millisecond}
+		var deadline time.Time
+		call := func(_ http.ResponseWriter, r *http.Request) {
+			ctx, done, err := budget.FromContext(r.Context()).Turn(r.Context())
+			Expect(err).NotTo(HaveOccurred())
+			deadline, _ = ctx.Deadline()
+			done()
+		}
+		start := time.Now()
+		Expect(serve(l, call).Code).To(Equal(http.StatusOK))
+		Expect(deadline).To(BeTemporally("~", start.Add(20*time.Millisecond), 15*time.Millisecond))
+
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("[]"))
+		req = req.WithContext(caller.NewContext(req.Context(), caller.Caller{ClientID: "c", Role: "guest"}))
+		start = time.Now()
+		budget.Bound(http.HandlerFunc(call), l).ServeHTTP(rec, req)
+		Expect(deadline).To(BeTemporally("~", start.Add(time.Minute), time.Second))
+	})
+
 	It("answers a request that ran out of time with 503, even when nothing was written", func() {
 		rec := serve(budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: 10 * time.Millisecond}, func(_ http.ResponseWriter, r *http.Request) {
 			b := budget.FromContext(r.Context())
@@ -142,5 +165,57 @@ var _ = Describe("Bound", func() {
 		})
 		Expect(rec.Code).To(Equal(http.StatusServiceUnavailable))
 		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the calls of this request ran longer than 10ms; send fewer calls per request"}}`))
+	})
+})
+
+// Issue 26 item 1: the replies of all requests together are bounded.
+var _ = Describe("the host's bound on reply bytes in flight", func() {
+	l := budget.Limits{ReplyBytes: 1 << 20, ScanBytes: 1, Timeout: 50 * time.Millisecond, InFlightBytes: 100}
+
+	It("makes a request wait while others hold the bound, answers it 503 with Retry-After past its time, and frees what a request held once it is answered", func() {
+		holding := make(chan struct{})
+		answer := make(chan struct{})
+		bound := budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			if r.Header.Get("X-Hold") != "" {
+				Expect(b.Hold(r.Context(), 80)).To(Succeed())
+				close(holding)
+				<-answer
+			} else if err := b.Hold(r.Context(), 40); err != nil {
+				return
+			}
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}), budget.Limits{ReplyBytes: l.ReplyBytes, ScanBytes: l.ScanBytes, Timeout: time.Minute, AnonymousTimeout: l.Timeout, InFlightBytes: l.InFlightBytes})
+		send := func(hold bool) *httptest.ResponseRecorder {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("{}"))
+			if hold {
+				req.Header.Set("X-Hold", "1")
+			}
+			bound.ServeHTTP(rec, req)
+			return rec
+		}
+		held := make(chan *httptest.ResponseRecorder, 1)
+		go func() { held <- send(true) }()
+		<-holding
+		rec := send(false)
+		Expect(rec.Code).To(Equal(http.StatusServiceUnavailable))
+		Expect(rec.Header().Get("Retry-After")).To(Equal("1"))
+		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the host is answering as much as it holds at once; try again shortly"}}`))
+		close(answer)
+		Expect((<-held).Code).To(Equal(http.StatusOK))
+		Expect(send(false).Code).To(Equal(http.StatusOK))
+	})
+
+	It("never makes a request wait for more than the whole bound, what it holds counted", func() {
+		rec := httptest.NewRecorder()
+		budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			Expect(b.Hold(r.Context(), 80)).To(Succeed())
+			Expect(b.Hold(r.Context(), 80)).To(Succeed(), "the second read waits for nothing but the 20 bytes left")
+			Expect(b.Hold(r.Context(), 1000)).To(Succeed())
+			_, _ = w.Write([]byte(`{}`))
+		}), l).ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("{}")))
+		Expect(rec.Code).To(Equal(http.StatusOK))
 	})
 })

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -114,6 +115,49 @@ type Limits struct {
 	// RequestTimeout bounds how long the tool calls of one request run.
 	// Default 30s.
 	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// InFlightReplyBytes bounds the reply bytes all requests hold at once,
+	// host-wide: a read holds seven times what it reads until its answer
+	// is written, and waits for room within its request's time. Default
+	// 32 MiB, or seven times ReadBytes when that is more.
+	InFlightReplyBytes int64 `yaml:"inflight_reply_bytes"`
+	// AnonymousRequestTimeout bounds them for a request without a
+	// credential, and so what CPU it takes. Default 500ms.
+	AnonymousRequestTimeout time.Duration `yaml:"anonymous_request_timeout"`
+	// ConcurrentSearches is how many searches (afs_search, search_content)
+	// run at once on the whole host; others wait, within their request's
+	// time. Default half the CPUs, at least 1.
+	ConcurrentSearches int `yaml:"concurrent_searches"`
+	// OverlayBytes bounds what the files of each writable disk mount hold
+	// in all. Default 1 GiB.
+	OverlayBytes int64 `yaml:"overlay_bytes"`
+	// OverlayFileBytes bounds one file of a writable disk mount. Default
+	// 64 MiB.
+	OverlayFileBytes int64 `yaml:"overlay_file_bytes"`
+	// DiskFreeBytes is what a write to a disk mount must leave free on its
+	// file system, so that the store beside it keeps working. Default 64 MiB.
+	DiskFreeBytes int64 `yaml:"disk_free_bytes"`
+}
+
+// Defaults of the quotas of writable disk mounts.
+const (
+	DefaultOverlayBytes     = 1 << 30
+	DefaultOverlayFileBytes = 64 << 20
+	DefaultDiskFreeBytes    = 64 << 20
+)
+
+// Quota returns the quota of a writable disk mount, defaults filled in.
+func (l Limits) Quota() afs.Quota {
+	q := afs.Quota{TotalBytes: l.OverlayBytes, FileBytes: l.OverlayFileBytes, FreeBytes: l.DiskFreeBytes}
+	if q.TotalBytes == 0 {
+		q.TotalBytes = DefaultOverlayBytes
+	}
+	if q.FileBytes == 0 {
+		q.FileBytes = DefaultOverlayFileBytes
+	}
+	if q.FreeBytes == 0 {
+		q.FreeBytes = DefaultDiskFreeBytes
+	}
+	return q
 }
 
 // MaxLimitBytes caps both limits of one call: one call never holds more
@@ -125,6 +169,12 @@ const (
 	DefaultRequestReplyBytes = 8 << 20
 	DefaultRequestScanBytes  = 64 << 20
 	DefaultRequestTimeout    = 30 * time.Second
+	// DefaultAnonymousRequestTimeout keeps an anonymous request under
+	// 1 CPU-s with the garbage collector's share (issue 26 item 6).
+	DefaultAnonymousRequestTimeout = 500 * time.Millisecond
+	// DefaultInFlightReplyBytes keeps the host under 500 MB whatever the
+	// mix of requests (issue 26 item 1).
+	DefaultInFlightReplyBytes = 32 << 20
 )
 
 // replyFactor is how many bytes of JSON one byte a read returns may take
@@ -133,7 +183,8 @@ const replyFactor = 7
 
 // Request returns the limits of one request, defaults filled in.
 func (l Limits) Request() budget.Limits {
-	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout}
+	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout,
+		AnonymousTimeout: l.AnonymousRequestTimeout, InFlightBytes: l.InFlightReplyBytes}
 	if out.ReplyBytes == 0 {
 		out.ReplyBytes = max(DefaultRequestReplyBytes, replyFactor*int64(l.readBytes()))
 	}
@@ -143,7 +194,23 @@ func (l Limits) Request() budget.Limits {
 	if out.Timeout == 0 {
 		out.Timeout = DefaultRequestTimeout
 	}
+	if out.AnonymousTimeout == 0 {
+		out.AnonymousTimeout = DefaultAnonymousRequestTimeout
+	}
+	if out.InFlightBytes == 0 {
+		out.InFlightBytes = max(DefaultInFlightReplyBytes, replyFactor*int64(l.readBytes()))
+	}
 	return out
+}
+
+// Searches returns how many searches may run at once on the host, default
+// filled in: half the CPUs, so that a flood of searches leaves the others
+// to every other request (issue 26 item 6).
+func (l Limits) Searches() int {
+	if l.ConcurrentSearches > 0 {
+		return l.ConcurrentSearches
+	}
+	return max(1, runtime.GOMAXPROCS(0)/2)
 }
 
 // readBytes is ReadBytes, default filled in.

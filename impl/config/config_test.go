@@ -105,12 +105,12 @@ collections:
 	It("bounds a request's work by the limits it names, with documented defaults", func() {
 		cfg, err := config.Default()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
-		Expect(config.Limits{}.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second}))
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second, AnonymousTimeout: 500 * time.Millisecond, InFlightBytes: 32 << 20}))
+		Expect(config.Limits{}.Request()).To(Equal(budget.Limits{ReplyBytes: 8 << 20, ScanBytes: 64 << 20, Timeout: 30 * time.Second, AnonymousTimeout: 500 * time.Millisecond, InFlightBytes: 32 << 20}))
 		Expect(config.Limits{ReadBytes: 4 << 20}.Request().ReplyBytes).To(Equal(int64(28<<20)), "one read always fits")
 		cfg, err = config.Parse([]byte("limits: {request_reply_bytes: 9000000, request_scan_bytes: 1000, request_timeout: 2m}\nmounts: [{path: /a, provider: memory}]\n"), "test.yaml")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 9000000, ScanBytes: 1000, Timeout: 2 * time.Minute}))
+		Expect(cfg.Limits.Request()).To(Equal(budget.Limits{ReplyBytes: 9000000, ScanBytes: 1000, Timeout: 2 * time.Minute, AnonymousTimeout: 500 * time.Millisecond, InFlightBytes: 32 << 20}))
 	})
 
 	// Issue 15 item 4: connections are capped and idle ones closed sooner.

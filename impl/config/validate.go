@@ -50,6 +50,23 @@ func (c Config) Validate() error {
 	if c.Limits.RequestScanBytes < 0 {
 		bad("limits.request_scan_bytes %d: must be positive (0 for the default)", c.Limits.RequestScanBytes)
 	}
+	for _, q := range []struct {
+		name string
+		v    int64
+	}{{"overlay_bytes", c.Limits.OverlayBytes}, {"overlay_file_bytes", c.Limits.OverlayFileBytes}, {"disk_free_bytes", c.Limits.DiskFreeBytes}} {
+		if q.v < 0 {
+			bad("limits.%s %d: must be positive (0 for the default)", q.name, q.v)
+		}
+	}
+	if c.Limits.AnonymousRequestTimeout < 0 {
+		bad("limits.anonymous_request_timeout %s: must be positive (0 for the default)", c.Limits.AnonymousRequestTimeout)
+	}
+	if r := c.Limits.InFlightReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.inflight_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	}
+	if c.Limits.ConcurrentSearches < 0 {
+		bad("limits.concurrent_searches %d: must be positive (0 for the default)", c.Limits.ConcurrentSearches)
+	}
 	if c.Limits.RequestTimeout < 0 {
 		bad("limits.request_timeout %s: must be positive (0 for the default)", c.Limits.RequestTimeout)
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,16 +23,23 @@ func server(l connlimit.Limits, started, release chan struct{}) string {
 	GinkgoHelper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
+	if l.Refusal == nil {
+		l.Refusal = connlimit.HTTPRefusal
+	}
 	cl := connlimit.Listen(ln, l)
 	srv := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		Handler: cl.Bodies(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, err := io.ReadAll(r.Body); err != nil {
+				return
+			}
 			if r.URL.Path == "/block" {
 				started <- struct{}{}
 				<-release
 			}
 			_, _ = io.WriteString(w, "ok")
-		}),
-		ConnState: cl.ConnState,
+		})),
+		ConnState:   cl.ConnState,
+		ConnContext: cl.ConnContext,
 	}
 	go func() { _ = srv.Serve(cl) }()
 	DeferCleanup(srv.Close)
@@ -76,6 +84,31 @@ func (c *client) start(path string) {
 	Expect(err).NotTo(HaveOccurred())
 }
 
+// expectRefused reads the answer of a connection refused for a cap: 503
+// with Retry-After, then the end of the connection, not a reset.
+func expectRefused(c *client) {
+	GinkgoHelper()
+	_ = c.conn.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err := fmt.Fprintf(c.conn, "GET / HTTP/1.1\r\nHost: test\r\n\r\n")
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := http.ReadResponse(c.r, nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusServiceUnavailable))
+	Expect(resp.Header.Get("Retry-After")).To(Equal("1"))
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(string(body)).To(Equal("Service Unavailable: too many connections; try again soon\n"))
+	_, err = c.r.Peek(1)
+	Expect(err).To(MatchError(io.EOF))
+}
+
+// trickle starts a POST of a 100-byte body and sends one byte of it.
+func (c *client) trickle() {
+	GinkgoHelper()
+	_, err := fmt.Fprintf(c.conn, "POST /slow HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\nx")
+	Expect(err).NotTo(HaveOccurred())
+}
+
 // closed reports whether the server has closed the connection: a read
 // ends, and not for want of time.
 func (c *client) closed() bool {
@@ -101,7 +134,7 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		Expect(idle[2].get("/")).To(Equal("ok"))
 	})
 
-	It("closes a new connection at once when every connection of its address is busy", func() {
+	It("refuses a new connection with 503 and Retry-After when every connection of its address is busy (issue 26 item 2)", func() {
 		started, release := make(chan struct{}), make(chan struct{})
 		addr := server(connlimit.Limits{Total: 100, PerAddress: 2}, started, release)
 		busy := []*client{dial(addr, "127.0.0.1"), dial(addr, "127.0.0.1")}
@@ -109,7 +142,7 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 			c.start("/block")
 			<-started
 		}
-		Expect(dial(addr, "127.0.0.1").closed()).To(BeTrue())
+		expectRefused(dial(addr, "127.0.0.1"))
 		Expect(dial(addr, "127.0.0.2").get("/")).To(Equal("ok"), "another address has room")
 		close(release)
 		for _, c := range busy {
@@ -152,5 +185,68 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		silent := []*client{dial(addr, "127.0.0.1"), dial(addr, "127.0.0.1")}
 		Expect(dial(addr, "127.0.0.1").get("/")).To(Equal("ok"))
 		Expect(silent[0].closed()).To(BeTrue())
+	})
+
+	// Issue 26 item 2: bodies sent a byte a second from many addresses
+	// filled the total cap, and other requests went unanswered.
+	It("closes the connection whose body arrives slowest to make room, and never one whose body came", func() {
+		started, release := make(chan struct{}, 1), make(chan struct{})
+		addr := server(connlimit.Limits{Total: 4, PerAddress: 4, StallAfter: 100 * time.Millisecond}, started, release)
+		busy := dial(addr, "127.0.0.1")
+		busy.start("/block")
+		<-started
+		var slow []*client
+		for i := range 3 {
+			c := dial(addr, fmt.Sprintf("127.0.0.%d", i+2))
+			c.trickle()
+			if i > 0 {
+				// Faster, yet below the minimum rate.
+				_, err := io.WriteString(c.conn, strings.Repeat("x", 40))
+				Expect(err).NotTo(HaveOccurred())
+			}
+			slow = append(slow, c)
+		}
+		time.Sleep(200 * time.Millisecond)
+		Expect(dial(addr, "127.0.0.9").get("/")).To(Equal("ok"))
+		Expect(slow[0].closed()).To(BeTrue(), "the slowest")
+		Expect(slow[1].closed()).To(BeFalse())
+
+		By("refusing a newcomer once every connection in its way is busy, with a request that came whole")
+		for _, c := range slow[1:] {
+			Expect(c.conn.SetDeadline(time.Now().Add(5 * time.Second))).To(Succeed())
+			_, err := io.WriteString(c.conn, strings.Repeat("x", 59))
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := http.ReadResponse(c.r, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Body.Close()).To(Succeed())
+		}
+		var held []*client
+		for range 3 {
+			c := dial(addr, "127.0.0.9")
+			c.start("/block")
+			<-started
+			held = append(held, c)
+		}
+		expectRefused(dial(addr, "127.0.0.10"))
+		close(release)
+		for _, c := range append(held, busy) {
+			resp, err := http.ReadResponse(c.r, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(resp.Body.Close()).To(Succeed())
+		}
+	})
+
+	It("leaves a slow body alone before it has had StallAfter to arrive", func() {
+		addr := server(connlimit.Limits{Total: 1, PerAddress: 1, StallAfter: time.Minute}, nil, nil)
+		slow := dial(addr, "127.0.0.2")
+		slow.trickle()
+		time.Sleep(50 * time.Millisecond)
+		expectRefused(dial(addr, "127.0.0.3"))
+		_, err := io.WriteString(slow.conn, strings.Repeat("x", 99))
+		Expect(err).NotTo(HaveOccurred())
+		resp, err := http.ReadResponse(slow.r, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusOK))
+		Expect(resp.Body.Close()).To(Succeed())
 	})
 })

@@ -91,7 +91,7 @@ func ungatedSDK(b *testing.B) http.Handler {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return tools.New(tools.Info{Name: "conform reference host", Version: "(devel)"}, fsys, nil).Handler()
+	return tools.New(tools.Info{Name: "conform reference host", Version: "(devel)"}, fsys, nil, 1).Handler()
 }
 
 // bare answers every request with the same status and bytes: the least a

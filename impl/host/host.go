@@ -66,7 +66,7 @@ func New(cfg config.Config, opts Options) (*Host, error) {
 		}
 		lib = content.NewLibrary(fsys, cols)
 	}
-	srv := tools.New(tools.Info{Name: cfg.Name, Version: version()}, fsys, lib)
+	srv := tools.New(tools.Info{Name: cfg.Name, Version: version()}, fsys, lib, cfg.Limits.Searches())
 	resolver := baseurl.Resolver{Public: cfg.PublicURL}
 	hosts := baseurl.NewHosts(cfg.PublicURL, cfg.AllowedHosts)
 

@@ -14,7 +14,7 @@ import (
 func (h *Host) buildFS(cfg config.Config, dataDir string) (*afs.FS, error) {
 	mounts := make([]afs.Mount, 0, len(cfg.Mounts))
 	for _, m := range cfg.Mounts {
-		p, err := h.provider(m, dataDir)
+		p, err := h.provider(m, dataDir, cfg.Limits.Quota())
 		if err != nil {
 			return nil, fmt.Errorf("host: mount %s: %w", m.Path, err)
 		}
@@ -27,7 +27,7 @@ func (h *Host) buildFS(cfg config.Config, dataDir string) (*afs.FS, error) {
 	return fsys, nil
 }
 
-func (h *Host) provider(m config.Mount, dataDir string) (afs.Provider, error) {
+func (h *Host) provider(m config.Mount, dataDir string, quota afs.Quota) (afs.Provider, error) {
 	var p afs.ReadableProvider
 	switch m.Provider {
 	case config.ProviderMemory:
@@ -50,6 +50,13 @@ func (h *Host) provider(m config.Mount, dataDir string) (afs.Provider, error) {
 		}
 		h.closers = append(h.closers, disk.Close)
 		if !m.ReadOnly {
+			// Only a writable mount's writes leave temporary files.
+			if _, err := disk.RemoveUnfinished(); err != nil {
+				return nil, err
+			}
+			if err := disk.Limit(quota); err != nil {
+				return nil, err
+			}
 			return disk, nil
 		}
 		p = disk

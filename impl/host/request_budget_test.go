@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -40,7 +41,10 @@ var _ = Describe("The work of one request as a whole (issue 15 item 1)", func() 
 		for i := range 2 {
 			Expect(os.WriteFile(filepath.Join(dataDir, "overlay", "tree", fmt.Sprintf("f%d.txt", i)), []byte(strings.Repeat(line, 1_000_000/len(line))), 0o600)).To(Succeed())
 		}
-		srv = startHost(defaultConfig(), dataDir)
+		cfg := defaultConfig()
+		// These specs are about bytes; the anonymous time bound has its own.
+		cfg.Limits.AnonymousRequestTimeout = time.Minute
+		srv = startHost(cfg, dataDir)
 	})
 
 	expectRefused := func(ex exchange, message string) {
@@ -81,5 +85,36 @@ var _ = Describe("The work of one request as a whole (issue 15 item 1)", func() 
 		expectRefused(ex, "Invalid Request: the searches of this request would read more than 67108864 bytes of files; search a narrower path, or send fewer searches per request")
 		r := callTool(srv, "", "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"})
 		Expect(r.IsError).To(BeFalse(), "one search of the same tree is within budget")
+	})
+
+	// Issue 26 item 6: an anonymous request, a 2025-03-26 batch whole,
+	// runs within one shorter time, and so one bound on its CPU.
+	It("holds the calls of an anonymous request, a batch included, to the anonymous time, and a credential's to the whole", func() {
+		cfg := defaultConfig()
+		cfg.Limits.AnonymousRequestTimeout = time.Nanosecond
+		short := startHost(cfg, dataDir)
+		ex := post(short, "", batchOf(64, "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"}))
+		Expect(ex.status).To(Equal(http.StatusServiceUnavailable))
+		Expect(string(ex.body)).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the calls of this request ran longer than 1ns; send fewer calls per request"}}`))
+		r := callTool(short, staticToken, "afs_search", map[string]any{"path": "/overlay/tree", "query": "not there"})
+		Expect(r.IsError).To(BeFalse())
+	})
+})
+
+// Issue 26 item 5: one member filled the data volume with afs_write.
+var _ = Describe("The overlay's quotas", func() {
+	It("answers a write past a quota with an in-call AFS_QUOTA error, the file untouched", func() {
+		cfg := defaultConfig()
+		cfg.Limits.OverlayFileBytes = 10
+		cfg.Limits.OverlayBytes = 15
+		dataDir := GinkgoT().TempDir()
+		srv := startHost(cfg, dataDir)
+		Expect(text(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/a.txt", "content": "0123456789"}))).NotTo(BeEmpty())
+		Expect(inCallError(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/a.txt", "content": "x", "mode": "append"}))).To(Equal(
+			"AFS_QUOTA: Over quota at /overlay/a.txt: a file may hold at most 10 bytes, and this write would make it 11"))
+		Expect(inCallError(callTool(srv, staticToken, "afs_write", map[string]any{"path": "/overlay/b.txt", "content": "0123456789"}))).To(Equal(
+			"AFS_QUOTA: Over quota at /overlay/b.txt: the overlay may hold at most 15 bytes in all; 10 are in use and this write adds 10"))
+		Expect(os.ReadFile(filepath.Join(dataDir, "overlay", "a.txt"))).To(Equal([]byte("0123456789")))
+		Expect(filepath.Join(dataDir, "overlay", "b.txt")).NotTo(BeAnExistingFile())
 	})
 })

@@ -18,7 +18,7 @@ import (
 )
 
 // testOwnerSecret is the owner secret of the hosts these specs open.
-const testOwnerSecret = "the-owner-secret-of-the-host-specs-0123456789"
+const testOwnerSecret = "4b8e1d7a2f9c03e6b5d8a1f4c7e20b93d6a5f8c1e4b7d02a9f3c6e8b1d4a7f20"
 
 // signInAs runs the device grant on the wire against the real OAuth server
 // and approves it on the consent page with the given role.

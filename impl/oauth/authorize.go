@@ -52,7 +52,7 @@ func (s *Server) checkAuthorize(w http.ResponseWriter, r *http.Request, v url.Va
 		return err
 	}); err != nil {
 		s.log.Error("authorization request", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+		writePage(w, failedStatus(w, err), page{Title: "Something went wrong", Error: true,
 			Message: "The request could not be loaded. Try again."})
 		return authorizeRequest{}, false
 	}
@@ -131,7 +131,7 @@ func (s *Server) handleAuthorizePage(w http.ResponseWriter, r *http.Request) {
 	csrf, err := s.newForm(session, ar.binding())
 	if err != nil {
 		s.log.Error("show authorization consent", "err", err)
-		failed(w)
+		failed(w, err)
 		return
 	}
 	hidden := []hiddenField{
@@ -197,7 +197,7 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 		return err
 	}); err != nil {
 		s.log.Error("record authorization consent", "err", err)
-		failed(w)
+		failed(w, err)
 		return
 	}
 	if !formOK {
@@ -224,7 +224,7 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 	})
 	if err != nil {
 		s.log.Error("issue authorization code", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+		writePage(w, failedStatus(w, err), page{Title: "Something went wrong", Error: true,
 			Message: "Your decision could not be recorded. Try again."})
 		return
 	}
@@ -300,7 +300,7 @@ func (s *Server) authorizationCodeGrant(req tokenRequest) (*tokenResponse, *oaut
 	})
 	if err != nil {
 		s.log.Error("authorization code grant", "err", err)
-		return nil, serverError()
+		return nil, serverError(err)
 	}
 	return resp, oerr
 }

@@ -102,8 +102,8 @@ var notAccepted = page{Title: "Request not accepted", Error: true,
 	Message: "This form has expired, was already used, or did not come from this host. Open the page again."}
 
 // failed is the page of a store failure.
-func failed(w http.ResponseWriter) {
-	writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+func failed(w http.ResponseWriter, err error) {
+	writePage(w, failedStatus(w, err), page{Title: "Something went wrong", Error: true,
 		Message: "The request could not be completed. Try again."})
 }
 
@@ -130,7 +130,7 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 			return err
 		}); err != nil {
 			s.log.Error("show device consent", "err", err)
-			failed(w)
+			failed(w, err)
 			return
 		}
 		if !pending {
@@ -157,7 +157,7 @@ func (s *Server) handleDevicePage(w http.ResponseWriter, r *http.Request) {
 	csrf, err := s.newForm(session, deviceBinding(userCode))
 	if err != nil {
 		s.log.Error("show device consent", "err", err)
-		failed(w)
+		failed(w, err)
 		return
 	}
 	view := newConsentView("device", client, scope, hiddenField{"user_code", userCode}, hiddenField{"csrf", csrf})
@@ -228,7 +228,7 @@ func (s *Server) handleDeviceDecision(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		s.log.Error("record device consent", "err", err)
-		failed(w)
+		failed(w, err)
 	case !formOK:
 		s.wrongTry(r, now, userCode)
 		writePage(w, http.StatusForbidden, notAccepted)

@@ -104,7 +104,7 @@ func (s *Server) handleDeviceAuthorization(w http.ResponseWriter, r *http.Reques
 	})
 	if err != nil {
 		s.log.Error("start device authorization", "err", err)
-		writeError(w, serverError())
+		writeError(w, serverError(err))
 		return
 	}
 	if oerr != nil {
@@ -243,37 +243,31 @@ func (s *Server) deviceGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 			oerr = badRequest(errAccessDenied, "The authorization request was locked after repeated failed approval attempts; start again")
 			return true, nil
 		}
-		// Every answer below changes the code: it is spent, or its last poll
-		// (and perhaps its interval) moves.
+		if dc.Status != store.DeviceApproved {
+			// Pending: the answer changes nothing in the store; the poll's
+			// timing is kept in memory (polls).
+			if s.polls.record(digest, dc, req.now) {
+				oerr = badRequest(errSlowDown, "Polling too fast; wait the interval, now 5 seconds longer, between requests")
+			} else {
+				oerr = badRequest(errAuthorizationPending, "The person has not yet approved or denied the request")
+			}
+			return true, nil
+		}
+		// An approved code is redeemed once: deleting it with the issue
+		// makes every later poll invalid_grant.
 		if !write {
 			return false, nil
 		}
-		if dc.Status == store.DeviceApproved {
-			// A device code is redeemed once: deleting it with the issue makes
-			// every later poll invalid_grant.
-			if err := tx.DeleteDeviceCode(digest); err != nil {
-				return false, err
-			}
-			resp, err = s.issue(tx, client, dc.Role, randomString(16), req.now, grantOutput{})
-			return true, err
+		if err := tx.DeleteDeviceCode(digest); err != nil {
+			return false, err
 		}
-		// RFC 8628 section 3.5: slow_down is "a variant of
-		// authorization_pending"; the first poll has nothing to be too soon after.
-		tooSoon := !dc.LastPoll.IsZero() && req.now.Sub(dc.LastPoll) < dc.Interval
-		dc.LastPoll = req.now
-		if tooSoon {
-			// "the interval MUST be increased by 5 seconds for this and all
-			// subsequent requests"
-			dc.Interval += slowDownStep
-			oerr = badRequest(errSlowDown, "Polling too fast; wait the interval, now 5 seconds longer, between requests")
-		} else {
-			oerr = badRequest(errAuthorizationPending, "The person has not yet approved or denied the request")
-		}
-		return true, tx.PutDeviceCode(digest, dc)
+		s.polls.forget(digest)
+		resp, err = s.issue(tx, client, dc.Role, randomString(16), req.now, grantOutput{})
+		return true, err
 	})
 	if err != nil {
 		s.log.Error("device grant", "err", err)
-		return nil, serverError()
+		return nil, serverError(err)
 	}
 	return resp, oerr
 }

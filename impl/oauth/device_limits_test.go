@@ -44,6 +44,12 @@ var _ = Describe("Device authorization floods", func() {
 			"Too many pending device authorizations for this client; finish one or let it expire")
 		Expect(r.header.Get("Retry-After")).NotTo(BeEmpty())
 
+		By("refusing without writing to the store (issue 26 item 4)")
+		writesNothing(h, func() {
+			expectOAuthError(start(h, clientID), http.StatusTooManyRequests, "too_many_requests", "")
+			expectOAuthError(start(h, "never-registered"), http.StatusBadRequest, "invalid_client", "")
+		})
+
 		By("still limiting the rate once none is pending")
 		for _, d := range started {
 			Expect(h.decide(d.userCode, "owner", "deny").status).To(Equal(http.StatusOK))

@@ -71,6 +71,7 @@ func (s *Server) maybeSweep(now time.Time) {
 		return
 	}
 	s.nextSweep = now.Add(sweepEvery)
+	s.polls.sweep(now)
 	if err := s.sweep(now); err != nil {
 		s.log.Error("sweep expired records", "err", err)
 	}

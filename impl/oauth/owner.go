@@ -32,6 +32,10 @@ const (
 	// maxUserCodeTries locks a user code after this many failed approval
 	// attempts naming it: the device authorization is then refused.
 	maxUserCodeTries = 5
+	// failedSignInLogBurst lines about failed sign-ins are logged at once,
+	// one more every failedSignInLogEvery: at most about 150 KB a day.
+	failedSignInLogBurst = 10
+	failedSignInLogEvery = time.Minute
 )
 
 // handleLogin is POST /oauth/login: the owner secret, from the sign-in page
@@ -41,9 +45,9 @@ const (
 // The wrong-tries throttle is looked at only once the secret proved wrong:
 // the owner's correct secret is never refused for tries that wrong ones
 // spent, which behind a shared address (a proxy, a NAT) would lock the owner
-// out. The secret is at least 32 characters of random text, refused when it
-// repeats too few characters (owner.Check), so answering it while wrong
-// ones meet 429 gives a guesser nothing they could use.
+// out. The secret has at least 128 bits of estimated strength (owner.Check),
+// so answering it while wrong ones meet 429 gives a guesser nothing they
+// could use: no rate of guessing finds it.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	now := s.clock.Now()
 	if !readConsentForm(w, r) {
@@ -60,7 +64,9 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 			writePage(w, http.StatusForbidden, crossSite)
 			return
 		}
-		s.log.Warn("owner sign-in failed: wrong owner secret", "peer", s.peerKey(r))
+		if ok, skipped := s.failedSignInLog.allow(now); ok {
+			s.log.Warn("owner sign-in failed: wrong owner secret", "peer", s.peerKey(r), "not_logged_since_last", skipped)
+		}
 		writePage(w, http.StatusForbidden, page{Title: "Sign in as the owner", Error: true,
 			Message: "That is not the owner secret of this host.", Login: &loginView{Return: back}})
 		return
@@ -72,7 +78,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		s.log.Error("start owner session", "err", err)
-		writePage(w, http.StatusInternalServerError, page{Title: "Something went wrong", Error: true,
+		writePage(w, failedStatus(w, err), page{Title: "Something went wrong", Error: true,
 			Message: "The sign-in could not be recorded. Try again."})
 		return
 	}

@@ -1,10 +1,12 @@
 package oauth_test
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,8 +51,20 @@ var _ = Describe("The limits behind a trusted reverse proxy", func() {
 		Expect(wrongSignIn("203.0.113.2").status).To(Equal(http.StatusForbidden))
 	})
 
-	It("logs every failed owner sign-in with the client's address", func() {
+	It("logs a failed owner sign-in with the client's address", func() {
 		wrongSignIn("203.0.113.7")
 		Eventually(log).Should(gbytes.Say(`owner sign-in failed: wrong owner secret.*peer=203\.0\.113\.7`))
+	})
+
+	// Issue 26 item 3: the log of failed sign-ins cannot fill the disk,
+	// however many addresses the guesses come from.
+	It("logs failed sign-ins from many addresses at a bounded rate, and says how many it left out", func() {
+		for i := range 30 {
+			Expect(wrongSignIn(fmt.Sprintf("203.0.113.%d", i+1)).status).To(Equal(http.StatusForbidden))
+		}
+		Expect(strings.Count(string(log.Contents()), "owner sign-in failed")).To(Equal(10))
+		h.clock.Advance(time.Minute)
+		Expect(wrongSignIn("198.51.100.1").status).To(Equal(http.StatusForbidden))
+		Expect(log).To(gbytes.Say(`owner sign-in failed: wrong owner secret.*peer=198\.51\.100\.1 not_logged_since_last=20`))
 	})
 })

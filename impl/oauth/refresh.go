@@ -78,7 +78,7 @@ func (s *Server) refreshGrant(req tokenRequest) (*tokenResponse, *oauthError) {
 	})
 	if err != nil {
 		s.log.Error("refresh grant", "err", err)
-		return nil, serverError()
+		return nil, serverError(err)
 	}
 	return resp, oerr
 }

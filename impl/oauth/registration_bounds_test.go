@@ -3,6 +3,8 @@ package oauth_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -27,6 +29,22 @@ var _ = Describe("Registration bounds (RFC 7591 section 2)", func() {
 		}
 		return out
 	}
+	// Issue 26 item 4: a registration writes at most 8 KB; the store's data
+	// file is not committed for it.
+	It("stores a registration with at most 8 KB of writes, and keeps it across a restart", func() {
+		var id string
+		writesNothing(h, func() {
+			r := registerWith(uris(3)...)
+			Expect(r.status).To(Equal(http.StatusCreated), r.body)
+			id = r.str("client_id")
+		})
+		fi, err := os.Stat(filepath.Join(h.dir, "host.db.registrations"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(fi.Size()).To(BeNumerically("<=", 8<<10))
+		h.restart()
+		Expect(h.startDevice(id).userCode).NotTo(BeEmpty())
+	})
+
 	// uriOf is an https redirect URI of exactly n bytes.
 	uriOf := func(n int) string {
 		const prefix = "https://app.example/"

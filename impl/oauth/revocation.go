@@ -93,7 +93,7 @@ func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err != nil:
 		s.log.Error("revoke a token", "err", err)
-		writeError(w, serverError())
+		writeError(w, serverError(err))
 	case oerr != nil:
 		writeError(w, oerr)
 	default:

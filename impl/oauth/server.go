@@ -7,8 +7,10 @@
 // source document (sections 2, 3, 4, 5, 7.3 and 8); what it does not show
 // follows PRODUCT.md section 6.
 //
-// All state lives in the store and all time comes from the injected clock,
-// so a restart loses nothing and a test can step across every window exactly.
+// All state lives in the store, but for the rate limits and device codes'
+// polling times, and all time comes from the injected clock, so a restart
+// loses nothing a client was promised and a test can step across every
+// window exactly.
 package oauth
 
 import (
@@ -86,6 +88,12 @@ type Server struct {
 	// (RFC 8628 section 5.1, "Brute Forcing the user_code").
 	wrongTries *limiter
 
+	// failedSignInLog bounds the log lines of failed sign-ins (loglimit.go).
+	failedSignInLog *logLimit
+
+	// polls keeps the device codes' polling times (polls.go).
+	polls *polls
+
 	// cimd fetches Client ID Metadata Documents (cimd.go).
 	cimd *cimdFetcher
 
@@ -147,7 +155,10 @@ func New(o Options) (*Server, error) {
 		deviceByClient: newLimiter(max(o.DeviceBurst/3, 1), 3*o.DeviceEvery),
 		tokens:         newLimiter(o.TokenBurst, o.TokenEvery),
 		wrongTries:     newLimiter(wrongTryBurst, wrongTryEvery),
-		cimd:           newCIMDFetcher(),
+		polls:          newPolls(),
+
+		failedSignInLog: newLogLimit(failedSignInLogBurst, failedSignInLogEvery),
+		cimd:            newCIMDFetcher(),
 	}
 	s.maybeSweep(s.clock.Now())
 	return s, nil

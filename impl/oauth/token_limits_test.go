@@ -13,28 +13,36 @@ import (
 	"github.com/conform-mcp/conform/impl/oauth"
 )
 
-var _ = Describe("Token endpoint under anonymous load (RFC 8628 section 5.2)", func() {
-	// storeFile is what the store file looks like on disk: a write
-	// transaction always rewrites its meta page, so any commit shows.
-	storeFile := func(h *host) os.FileInfo {
-		GinkgoHelper()
-		fi, err := os.Stat(filepath.Join(h.dir, "host.db"))
-		Expect(err).NotTo(HaveOccurred())
-		return fi
-	}
+// storeFile is what the store file looks like on disk: a write
+// transaction always rewrites its meta page, so any commit shows.
+func storeFile(h *host) os.FileInfo {
+	GinkgoHelper()
+	fi, err := os.Stat(filepath.Join(h.dir, "host.db"))
+	Expect(err).NotTo(HaveOccurred())
+	return fi
+}
 
+// writesNothing runs requests and expects the store file untouched by them.
+func writesNothing(h *host, requests func()) {
+	GinkgoHelper()
+	time.Sleep(10 * time.Millisecond) // a commit after this shows as a later modification time
+	before := storeFile(h)
+	requests()
+	after := storeFile(h)
+	Expect(after.ModTime()).To(Equal(before.ModTime()), "the store was written")
+	Expect(after.Size()).To(Equal(before.Size()), "the store was written")
+}
+
+var _ = Describe("Token endpoint under anonymous load (RFC 8628 section 5.2)", func() {
 	DescribeTable("answers a request that changes nothing without writing to the store",
 		func(form func(h *host) url.Values, code string) {
 			h := newHost()
 			f := form(h)
-			time.Sleep(10 * time.Millisecond) // a commit after this shows as a later modification time
-			before := storeFile(h)
-			for range 5 {
-				expectOAuthError(h.anonPostForm("/oauth/token", f), http.StatusBadRequest, code, "")
-			}
-			after := storeFile(h)
-			Expect(after.ModTime()).To(Equal(before.ModTime()))
-			Expect(after.Size()).To(Equal(before.Size()))
+			writesNothing(h, func() {
+				for range 5 {
+					expectOAuthError(h.anonPostForm("/oauth/token", f), http.StatusBadRequest, code, "")
+				}
+			})
 		},
 		Entry("a device code never issued", func(*host) url.Values {
 			return url.Values{"grant_type": {deviceURN}, "device_code": {"never-issued"}, "client_id": {"nobody"}}
@@ -53,6 +61,27 @@ var _ = Describe("Token endpoint under anonymous load (RFC 8628 section 5.2)", f
 				"redirect_uri": {"http://127.0.0.1/callback"}, "code_verifier": {"v"}}
 		}, "invalid_grant"),
 	)
+
+	// Issue 26 item 4: a poll of one's own pending code changes nothing a
+	// restart needs; its timing is kept in memory.
+	It("answers its client's polls of a pending code, slow_down included, without writing to the store", func() {
+		h := newHost()
+		d := h.startDevice(h.register())
+		writesNothing(h, func() {
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
+			h.clock.Advance(5 * time.Second)
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "slow_down", "")
+			By("keeping the interval, now 10 seconds, for the later polls")
+			h.clock.Advance(5 * time.Second)
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "slow_down", "")
+			h.clock.Advance(15 * time.Second)
+			expectOAuthError(h.poll(d), http.StatusBadRequest, "authorization_pending", "")
+		})
+		Expect(h.decide(d.userCode, "guest", "approve").status).To(Equal(http.StatusOK))
+		Expect(h.poll(d).status).To(Equal(http.StatusOK))
+		expectOAuthError(h.poll(d), http.StatusBadRequest, "invalid_grant", "")
+	})
 
 	Describe("with 3 token requests per address at once, one more a minute", func() {
 		var h *host

@@ -12,6 +12,9 @@ import (
 	"github.com/conform-mcp/conform/impl/store"
 )
 
+// strongSecret is random text of 256 bits, as openssl rand -hex 32 writes.
+const strongSecret = "9f2c4e81b07d3a65c8e1f49a2b6d70e3541a8c9fd2e6b03718c4a5e9f0d2b7c6"
+
 var _ = Describe("The owner secret", func() {
 	var (
 		dir string
@@ -46,7 +49,8 @@ var _ = Describe("The owner secret", func() {
 		Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)))
 		secret, err := owner.Read(dir, "")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(len(secret)).To(BeNumerically(">=", owner.MinLength))
+		Expect(secret).To(MatchRegexp(`^[0-9a-f]{64}$`), "256 random bits")
+		Expect(owner.Strength(secret)).To(BeNumerically(">=", owner.MinBits))
 		Expect(digest()).To(Equal(store.DigestOf(secret)))
 
 		By("keeping it across restarts")
@@ -58,7 +62,7 @@ var _ = Describe("The owner secret", func() {
 	})
 
 	It("takes a given secret instead, without writing a file", func() {
-		given := strings.Repeat("s3cret-0123456789", 2)
+		given := strongSecret
 		path, err := owner.Prepare(st, dir, given)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(path).To(BeEmpty())
@@ -67,21 +71,32 @@ var _ = Describe("The owner secret", func() {
 		Expect(owner.Read("", given)).To(Equal(given))
 	})
 
-	It("refuses a short given secret", func() {
-		_, err := owner.Prepare(st, dir, "hunter2")
-		Expect(err).To(MatchError(ContainSubstring("at least 32 characters")))
-		_, err = owner.Read("", "hunter2")
-		Expect(err).To(MatchError(ContainSubstring("at least 32 characters")))
-	})
+	// Issue 26 item 3: guessing must be hopeless whatever its rate; these
+	// were accepted before, the first found at guess 80,001.
+	DescribeTable("refuses a secret with less than 128 bits of estimated strength",
+		func(secret string) {
+			_, err := owner.Prepare(st, dir, secret)
+			Expect(err).To(MatchError(MatchRegexp(`the owner secret is too easy to guess: its estimated strength is \d+ bits, at least 128 are needed`)))
+			_, err = owner.Read("", secret)
+			Expect(err).To(MatchError(ContainSubstring("too easy to guess")))
+		},
+		Entry("a short one", "hunter2"),
+		Entry("a repeated word and a sequence", "passwordpasswordpassword12345678"),
+		Entry("a password with the usual substitutions", "Password123!x3"),
+		Entry("a passphrase of common words", "correct horse battery staple 2024"),
+		Entry("a repeated pattern", strings.Repeat("0123456789abcdef", 4)),
+		Entry("text that is not UTF-8", strings.Repeat("\xff\xfe", 40)),
+		Entry("a long one whose first 128 bytes are weak", strings.Repeat("a", 128)+strongSecret),
+	)
 
-	It("refuses a long secret that repeats a few characters, which is no random text", func() {
-		_, err := owner.Prepare(st, dir, strings.Repeat("passpass", 5))
-		Expect(err).To(MatchError(ContainSubstring("repeats too few characters (3 different, at least 10 needed)")))
+	It("accepts random text of 128 bits and more", func() {
+		Expect(owner.Check(strongSecret)).To(Succeed())
+		Expect(owner.Check("Kq7vT2xNw9LpR4sZ8mB3cH6jD1fY5gA0eUo-W_iQrXa")).To(Succeed(), "43 characters of base64, as the host generated before")
 	})
 
 	It("refuses a secret file others may read", func() {
 		path := filepath.Join(dir, owner.FileName)
-		Expect(os.WriteFile(path, []byte(strings.Repeat("s3cret-0123456789", 2)), 0o644)).To(Succeed())
+		Expect(os.WriteFile(path, []byte(strongSecret), 0o644)).To(Succeed())
 		Expect(os.Chmod(path, 0o644)).To(Succeed())
 		_, err := owner.Prepare(st, dir, "")
 		Expect(err).To(MatchError(ContainSubstring("chmod 600")))

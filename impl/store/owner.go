@@ -45,7 +45,11 @@ func (t *Tx) OwnerSecret() (Digest, bool) {
 // same transaction: rotating the secret is how an operator locks out whoever
 // learned the old one, which a session signed in with it would outlive.
 func (t *Tx) PutOwnerSecret(d Digest) error {
-	if old, ok := t.OwnerSecret(); ok && old != d {
+	old, ok := t.OwnerSecret()
+	if ok && old == d {
+		return nil
+	}
+	if ok {
 		if err := emptyBucket(t, bucketOwnerSessions); err != nil {
 			return err
 		}
@@ -53,11 +57,13 @@ func (t *Tx) PutOwnerSecret(d Digest) error {
 			return err
 		}
 	}
+	t.wrote = true
 	return t.tx.Bucket(bucketMeta).Put(keyOwnerSecret, d[:])
 }
 
 // emptyBucket deletes every key of a bucket and keeps the bucket.
 func emptyBucket(t *Tx, bucket []byte) error {
+	t.wrote = true
 	if err := t.tx.DeleteBucket(bucket); err != nil {
 		return err
 	}
@@ -72,12 +78,12 @@ func (t *Tx) OwnerSession(d Digest) (OwnerSession, bool, error) {
 
 // PutOwnerSession stores s under d.
 func (t *Tx) PutOwnerSession(d Digest, s OwnerSession) error {
-	return put(t.tx, bucketOwnerSessions, d[:], s)
+	return t.put(bucketOwnerSessions, d[:], s)
 }
 
 // DeleteOwnerSession ends the session under d.
 func (t *Tx) DeleteOwnerSession(d Digest) error {
-	return t.tx.Bucket(bucketOwnerSessions).Delete(d[:])
+	return t.del(bucketOwnerSessions, d[:])
 }
 
 // OwnerSessions calls fn for every session.
@@ -92,12 +98,12 @@ func (t *Tx) ConsentForm(d Digest) (ConsentForm, bool, error) {
 
 // PutConsentForm stores f under d.
 func (t *Tx) PutConsentForm(d Digest, f ConsentForm) error {
-	return put(t.tx, bucketConsentForms, d[:], f)
+	return t.put(bucketConsentForms, d[:], f)
 }
 
 // DeleteConsentForm spends the form under d.
 func (t *Tx) DeleteConsentForm(d Digest) error {
-	return t.tx.Bucket(bucketConsentForms).Delete(d[:])
+	return t.del(bucketConsentForms, d[:])
 }
 
 // ConsentForms calls fn for every rendered form not yet posted.

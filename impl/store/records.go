@@ -46,10 +46,10 @@ type DeviceCode struct {
 	IssuedAt time.Time `json:"issued_at"`
 	// ExpiresAt ends the five-minute window (source section 3).
 	ExpiresAt time.Time `json:"expires_at"`
-	// Interval is the minimum time between polls; it grows on slow_down.
+	// Interval is the minimum time between polls the code was issued with.
+	// The token endpoint keeps each poll's time, and the interval as
+	// slow_down grows it, in memory: a poll changes no record.
 	Interval time.Duration `json:"interval"`
-	// LastPoll is when the token endpoint was last polled for this code.
-	LastPoll time.Time `json:"last_poll,omitzero"`
 	// Status is the person's decision so far.
 	Status DeviceStatus `json:"status"`
 	// Role is the role chosen at approval.

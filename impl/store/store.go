@@ -58,6 +58,8 @@ type Identity struct {
 type Store struct {
 	db       *bolt.DB
 	identity Identity
+	// journal holds new registrations not yet in db (journal.go).
+	journal *journal
 }
 
 // Open opens the data file at path, creating it (mode 0600) and its directory
@@ -87,8 +89,20 @@ func open(path string, noSync bool) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store: %w", err)
 	}
+	if s.journal, err = openJournal(path+journalSuffix, noSync); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	// What a crash left in the journal goes into the data file now.
+	if err := s.Update(func(t *Tx) error { return t.fold() }); err != nil {
+		_ = s.Close()
+		return nil, fmt.Errorf("open store: %w", err)
+	}
 	return s, nil
 }
+
+// journalSuffix names the registration journal after the data file.
+const journalSuffix = ".registrations"
 
 // initialize creates the buckets and, on first open, the identity.
 func (s *Store) initialize(tx *bolt.Tx) error {
@@ -118,8 +132,9 @@ func (s *Store) initialize(tx *bolt.Tx) error {
 	return meta.Put(keySecret, secret)
 }
 
-// Close releases the file, letting another process open it.
-func (s *Store) Close() error { return s.db.Close() }
+// Close releases the files, letting another process open them. The
+// journal is left as it is: the next Open folds it.
+func (s *Store) Close() error { return errors.Join(s.journal.f.Close(), s.db.Close()) }
 
 // Identity returns this instance's identity. The caller must not modify the
 // returned secret.
@@ -127,14 +142,48 @@ func (s *Store) Identity() Identity { return s.identity }
 
 // View runs fn in a read-only transaction.
 func (s *Store) View(fn func(*Tx) error) error {
-	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	// Loaded before the transaction begins (journal.pending).
+	pending := s.journal.snapshot()
+	return s.db.View(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx, pending: pending}) })
 }
 
 // Update runs fn in a read-write transaction. If fn returns an error nothing
-// it did is kept.
+// it did is kept. A transaction in which fn changed no record is rolled
+// back, not committed, so it writes nothing to the disk: a request that is
+// refused or changes nothing costs no write (issue 26 item 4).
 func (s *Store) Update(fn func(*Tx) error) error {
-	return s.db.Update(func(tx *bolt.Tx) error { return fn(&Tx{tx: tx}) })
+	s.journal.mu.Lock()
+	defer s.journal.mu.Unlock()
+	return s.update(fn)
 }
+
+// update is Update with s.journal.mu held. Once a transaction that folded
+// the journal is committed (or found the data file already holding all of
+// it), the journal is emptied.
+func (s *Store) update(fn func(*Tx) error) error {
+	var folded bool
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		t := &Tx{tx: tx, pending: s.journal.snapshot()}
+		if err := fn(t); err != nil {
+			return err
+		}
+		folded = t.folded
+		if !t.wrote {
+			return errUnchanged
+		}
+		return nil
+	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
+	if err != nil || !folded {
+		return err
+	}
+	return s.journal.folded()
+}
+
+// errUnchanged rolls back a transaction that changed nothing.
+var errUnchanged = errors.New("store: nothing changed")
 
 // Digest is the SHA-256 of a secret handed to a client: the only form in
 // which the store keeps it.

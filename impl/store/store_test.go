@@ -31,6 +31,32 @@ var _ = Describe("Store", func() {
 		Expect(err).NotTo(HaveOccurred())
 	}
 
+	// Issue 26 item 4: bbolt commits its meta and freelist pages even for a
+	// transaction that changed nothing; a refused request must cost no write.
+	It("writes nothing for an update that changes no record, and keeps what one that does changes", func() {
+		time.Sleep(10 * time.Millisecond) // a commit after this shows as a later modification time
+		before, err := os.Stat(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Update(func(tx *store.Tx) error {
+			_, _, err := tx.Client("nobody")
+			if err != nil {
+				return err
+			}
+			return tx.DeleteClient("nobody")
+		})).To(Succeed())
+		after, err := os.Stat(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after.ModTime()).To(Equal(before.ModTime()))
+
+		Expect(s.Update(func(tx *store.Tx) error { return tx.PutClient(store.Client{ID: "c1"}) })).To(Succeed())
+		reopen()
+		Expect(s.View(func(tx *store.Tx) error {
+			_, found, err := tx.Client("c1")
+			Expect(found).To(BeTrue())
+			return err
+		})).To(Succeed())
+	})
+
 	It("creates the file readable by its owner only", func() {
 		info, err := os.Stat(path)
 		Expect(err).NotTo(HaveOccurred())

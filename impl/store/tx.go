@@ -11,22 +11,59 @@ import (
 // and Update. Writing methods fail in a View.
 type Tx struct {
 	tx *bolt.Tx
+	// wrote is set by every method that changes a record. A transaction
+	// that changed none is rolled back rather than committed (Store.Update),
+	// since bbolt's commit writes its meta and freelist pages even then.
+	wrote bool
+	// pending are the journalled registrations not yet in the data file
+	// (journal.go); folded says this transaction put them there.
+	pending map[string]Client
+	folded  bool
 }
 
-// Client returns the registration with the given client_id.
+// Client returns the registration with the given client_id, from the data
+// file or the registration journal.
 func (t *Tx) Client(id string) (Client, bool, error) {
-	return get[Client](t.tx, bucketClients, []byte(id))
+	c, found, err := get[Client](t.tx, bucketClients, []byte(id))
+	if err != nil || found {
+		return c, found, err
+	}
+	c, found = t.pending[id]
+	return c, found, nil
 }
 
 // PutClient stores c under c.ID.
-func (t *Tx) PutClient(c Client) error { return put(t.tx, bucketClients, []byte(c.ID), c) }
+func (t *Tx) PutClient(c Client) error { return t.put(bucketClients, []byte(c.ID), c) }
 
-// DeleteClient removes the registration with the given client_id.
-func (t *Tx) DeleteClient(id string) error { return t.tx.Bucket(bucketClients).Delete([]byte(id)) }
+// DeleteClient removes the registration with the given client_id. It first
+// folds the journal into the data file, so that what it deletes stays deleted.
+func (t *Tx) DeleteClient(id string) error {
+	if err := t.fold(); err != nil {
+		return err
+	}
+	return t.del(bucketClients, []byte(id))
+}
 
-// Clients calls fn for every registration.
+// Clients calls fn for every registration. In a read-write transaction it
+// first folds the journal into the data file; in a read-only one it reads
+// the journal's registrations after the file's.
 func (t *Tx) Clients(fn func(Client) error) error {
-	return each(t.tx, bucketClients, func(_ []byte, c Client) error { return fn(c) })
+	if t.tx.Writable() {
+		if err := t.fold(); err != nil {
+			return err
+		}
+	}
+	if err := each(t.tx, bucketClients, func(_ []byte, c Client) error { return fn(c) }); err != nil {
+		return err
+	}
+	for id, c := range t.pending {
+		if t.tx.Bucket(bucketClients).Get([]byte(id)) == nil {
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // DeviceCode returns the device authorization whose device_code has digest d.
@@ -55,10 +92,11 @@ func (t *Tx) PutDeviceCode(d Digest, c DeviceCode) error {
 	if k := idx.Get([]byte(c.UserCode)); k != nil && string(k) != string(d[:]) {
 		return fmt.Errorf("put device code: %w", ErrUserCodeTaken)
 	}
+	t.wrote = true
 	if err := idx.Put([]byte(c.UserCode), d[:]); err != nil {
 		return err
 	}
-	return put(t.tx, bucketDeviceCodes, d[:], c)
+	return t.put(bucketDeviceCodes, d[:], c)
 }
 
 // DeleteDeviceCode removes the device authorization under d and its index entry.
@@ -67,10 +105,10 @@ func (t *Tx) DeleteDeviceCode(d Digest) error {
 	if err != nil || !ok {
 		return err
 	}
-	if err := t.tx.Bucket(bucketUserCodes).Delete([]byte(c.UserCode)); err != nil {
+	if err := t.del(bucketUserCodes, []byte(c.UserCode)); err != nil {
 		return err
 	}
-	return t.tx.Bucket(bucketDeviceCodes).Delete(d[:])
+	return t.del(bucketDeviceCodes, d[:])
 }
 
 // DeviceCodes calls fn for every device authorization.
@@ -84,10 +122,10 @@ func (t *Tx) AuthCode(d Digest) (AuthCode, bool, error) {
 }
 
 // PutAuthCode stores c under d.
-func (t *Tx) PutAuthCode(d Digest, c AuthCode) error { return put(t.tx, bucketAuthCodes, d[:], c) }
+func (t *Tx) PutAuthCode(d Digest, c AuthCode) error { return t.put(bucketAuthCodes, d[:], c) }
 
 // DeleteAuthCode removes the authorization code under d.
-func (t *Tx) DeleteAuthCode(d Digest) error { return t.tx.Bucket(bucketAuthCodes).Delete(d[:]) }
+func (t *Tx) DeleteAuthCode(d Digest) error { return t.del(bucketAuthCodes, d[:]) }
 
 // AuthCodes calls fn for every authorization code.
 func (t *Tx) AuthCodes(fn func(Digest, AuthCode) error) error {
@@ -101,11 +139,11 @@ func (t *Tx) Credential(d Digest) (Credential, bool, error) {
 
 // PutCredential stores c under d.
 func (t *Tx) PutCredential(d Digest, c Credential) error {
-	return put(t.tx, bucketCredentials, d[:], c)
+	return t.put(bucketCredentials, d[:], c)
 }
 
 // DeleteCredential revokes the credential under d.
-func (t *Tx) DeleteCredential(d Digest) error { return t.tx.Bucket(bucketCredentials).Delete(d[:]) }
+func (t *Tx) DeleteCredential(d Digest) error { return t.del(bucketCredentials, d[:]) }
 
 // Credentials calls fn for every credential.
 func (t *Tx) Credentials(fn func(Digest, Credential) error) error {
@@ -119,12 +157,12 @@ func (t *Tx) RefreshToken(d Digest) (RefreshToken, bool, error) {
 
 // PutRefreshToken stores r under d.
 func (t *Tx) PutRefreshToken(d Digest, r RefreshToken) error {
-	return put(t.tx, bucketRefreshTokens, d[:], r)
+	return t.put(bucketRefreshTokens, d[:], r)
 }
 
 // DeleteRefreshToken revokes the refresh token under d.
 func (t *Tx) DeleteRefreshToken(d Digest) error {
-	return t.tx.Bucket(bucketRefreshTokens).Delete(d[:])
+	return t.del(bucketRefreshTokens, d[:])
 }
 
 // RefreshTokens calls fn for every refresh token.
@@ -150,12 +188,23 @@ func get[T any](tx *bolt.Tx, bucket, key []byte) (T, bool, error) {
 	return v, true, nil
 }
 
-func put(tx *bolt.Tx, bucket, key []byte, v any) error {
+func (t *Tx) put(bucket, key []byte, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s record: %w", bucket, err)
 	}
-	return tx.Bucket(bucket).Put(key, raw)
+	t.wrote = true
+	return t.tx.Bucket(bucket).Put(key, raw)
+}
+
+// del removes key from bucket; a key that is not there changes nothing.
+func (t *Tx) del(bucket, key []byte) error {
+	b := t.tx.Bucket(bucket)
+	if b.Get(key) == nil {
+		return nil
+	}
+	t.wrote = true
+	return b.Delete(key)
 }
 
 // each decodes every record of bucket in key order. fn must not change the

@@ -127,6 +127,7 @@ func afsTools(fsys *afs.FS) []tool {
 		},
 		{
 			name:        "afs_search",
+			expensive:   true,
 			description: "Search the names and text of the files beneath a path for a string, case-insensitively.",
 			anonymous:   true,
 			scope:       role.ScopeRead,

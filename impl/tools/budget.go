@@ -11,7 +11,8 @@ import (
 )
 
 // call runs t within the budget of the request it belongs to (package
-// budget): after the request's other calls, by its deadline, and charged
+// budget): after the request's other calls, in one of the host's slots when
+// t is expensive (slots.go), by its deadline, and charged
 // with the bytes its result encodes to. A call past the budget does no work
 // or loses its result; the request is then answered with the budget's
 // error alone (budget.Bound), so the failure here is never seen.
@@ -22,6 +23,18 @@ func (t tool) call(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 		return failure(err)
 	}
 	defer done()
+	if t.slots != nil {
+		release, err := t.slots.take(ctx)
+		if err != nil {
+			// The request's time ended while it waited (the budget says
+			// so), or the request went away.
+			if ferr := b.Finish(); ferr != nil {
+				return failure(ferr)
+			}
+			return failure(err)
+		}
+		defer release()
+	}
 	res := t.handle(ctx, raw)
 	if err := b.Finish(); err != nil {
 		return failure(err)

@@ -22,6 +22,7 @@ func contentTools(lib *content.Library) []tool {
 	return []tool{
 		{
 			name:        "search_content",
+			expensive:   true,
 			description: "Search the content collections for a string, case-insensitively.",
 			anonymous:   true,
 			scope:       role.ScopeRead,

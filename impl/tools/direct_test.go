@@ -65,7 +65,7 @@ func newTwoPaths() *twoPaths {
 		{Path: "/base", Provider: base},
 	}, []string{"/public"}, afs.Limits{})
 	Expect(err).NotTo(HaveOccurred())
-	srv := New(Info{Name: "direct test", Version: "1"}, fsys, nil)
+	srv := New(Info{Name: "direct test", Version: "1"}, fsys, nil, 1)
 	handler := srv.Handler()
 	gated := func(h http.Handler) http.Handler {
 		return gate.New(h, gate.Config{

@@ -23,6 +23,10 @@ type tool struct {
 	scope       string
 	schema      string
 	handle      func(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
+	// expensive marks the tools whose calls take the host's slots.
+	expensive bool
+	// slots is set by New on the expensive tools.
+	slots slots
 }
 
 // Server holds the tools and the MCP server that lists and calls them.
@@ -38,11 +42,18 @@ type Info struct {
 }
 
 // New returns the server for fsys. lib may be nil: the content tools are
-// listed only when collections are declared (source 1, 7.5 step 2).
-func New(info Info, fsys *afs.FS, lib *content.Library) *Server {
+// listed only when collections are declared (source 1, 7.5 step 2). At most
+// searches expensive calls run at once (slots.go).
+func New(info Info, fsys *afs.FS, lib *content.Library, searches int) *Server {
 	s := &Server{tools: afsTools(fsys)}
 	if lib != nil && len(lib.Names()) > 0 {
 		s.tools = append(s.tools, contentTools(lib)...)
+	}
+	shared := newSlots(searches)
+	for i := range s.tools {
+		if s.tools[i].expensive {
+			s.tools[i].slots = shared
+		}
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: info.Name, Version: info.Version}, &mcp.ServerOptions{
 		// Source 4 names resources/list and prompts/list as methods of the

@@ -1,0 +1,74 @@
+package budget
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// pool is the host-wide bound on the reply bytes in flight: what the
+// requests being answered may hold at once, all of them together. Each
+// request's bounds held, but 128 concurrent reads of a MiB that JSON writes
+// six times over peaked at 4.4 GB, and 128 clients that never read their
+// replies held 4.8 GB (issue 26 item 1). A call reserves what its reply may
+// take before it reads (Budget.Hold), and the request gives it back once
+// its answer is written, or its connection gave up.
+type pool struct {
+	sem  *semaphore.Weighted
+	size int64
+}
+
+func newPool(size int64) *pool {
+	return &pool{sem: semaphore.NewWeighted(size), size: size}
+}
+
+// poolRetry is the Retry-After of a request that found the pool full for
+// its whole time.
+const poolRetry = time.Second
+
+// Hold reserves n reply bytes of the host's in-flight bound for the rest of
+// the request, waiting for them until the request's deadline. A request
+// never waits for more than the whole bound, counting what it holds
+// already, so it can never wait for itself. Past the deadline the request
+// is answered 503 with Retry-After.
+func (b *Budget) Hold(ctx context.Context, n int64) error {
+	if b == nil || b.pool == nil || n <= 0 {
+		return nil
+	}
+	b.mu.Lock()
+	n = min(n, b.pool.size-b.held)
+	b.mu.Unlock()
+	if n <= 0 {
+		return nil
+	}
+	ctx, cancel := context.WithDeadline(ctx, b.deadline)
+	defer cancel()
+	if err := b.pool.sem.Acquire(ctx, n); err != nil {
+		if ctx.Err() != nil && !time.Now().Before(b.deadline) {
+			return b.fail(&Exceeded{
+				Status:     http.StatusServiceUnavailable,
+				Code:       codeInternalError,
+				Message:    "Internal error: the host is answering as much as it holds at once; try again shortly",
+				RetryAfter: poolRetry,
+			})
+		}
+		return err
+	}
+	b.mu.Lock()
+	b.held += n
+	b.mu.Unlock()
+	return nil
+}
+
+// release gives back what the request held.
+func (b *Budget) release() {
+	b.mu.Lock()
+	held := b.held
+	b.held = 0
+	b.mu.Unlock()
+	if held > 0 {
+		b.pool.sem.Release(held)
+	}
+}
