@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -30,7 +31,9 @@ func authorizeCommand(stdout io.Writer) *cobra.Command {
 		Use:   "authorize --data DIR --target URL AUTHORIZATION_URL",
 		Short: "Approve an authorization request as the host's owner and print the redirect",
 		Long: `Open an authorization request (GET /oauth/authorize?...) on a running host as
-its owner, approve it on the consent page with --role, and print the URL the
+its owner, approve it on the consent page with --role (by default the role the
+page offers first, the narrowest that grants the scope asked for, as a person
+who reads the page would), and print the URL the
 host redirected to: the client's redirect URI with a code, or with an error
 when the host refused the request. The owner secret is sent only to --target:
 an authorization URL on another origin is refused, and so is plain http to a
@@ -39,6 +42,13 @@ host that is not loopback. The owner secret comes from the file
 otherwise from ` + owner.EnvVar + ` when set, otherwise from ./data/` + owner.FileName + `.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if roleName == "" {
+				u, err := url.Parse(args[0])
+				if err != nil {
+					return fmt.Errorf("authorize: the authorization URL: %w", err)
+				}
+				roleName = role.ForScope(u.Query().Get("scope"))
+			}
 			secret, err := ownerSecret(cmd, data, roleName)
 			if err != nil {
 				return fmt.Errorf("authorize: %w", err)
@@ -55,6 +65,6 @@ otherwise from ` + owner.EnvVar + ` when set, otherwise from ./data/` + owner.Fi
 	}
 	cmd.Flags().StringVar(&base, "target", "http://127.0.0.1:8080", "base URL of the host; the authorization URL must be on its origin")
 	cmd.Flags().StringVar(&data, "data", "data", "the host's data directory, which holds the owner secret")
-	cmd.Flags().StringVar(&roleName, "role", role.Owner, "role to grant: owner, admin, member or guest")
+	cmd.Flags().StringVar(&roleName, "role", "", "role to grant: owner, admin, member or guest (default: the narrowest that grants the scope asked for, which the consent page offers first)")
 	return cmd
 }
