@@ -149,6 +149,9 @@ type Counts struct {
 	// Tolerated are failures that do not decide the exit code: SHOULD-level
 	// without --strict, or listed as expected failures.
 	Tolerated int
+	// NotApplicable are the scenarios not run whose requirement does not
+	// apply to the target (part of NotRun).
+	NotApplicable int
 	// Stale are scenarios listed as expected failures that passed.
 	Stale int
 }
@@ -193,11 +196,27 @@ func (run Run) Tally() Counts {
 			}
 		case NotRun:
 			c.NotRun++
+			if r.Inapplicable() {
+				c.NotApplicable++
+			}
 		case HarnessError:
 			c.HarnessErrors++
 		}
 	}
 	return c
+}
+
+// NotApplicable starts the reason of a scenario not run because its
+// requirement does not apply to the target: an optional feature the target
+// does not offer (a server that advertises no introspection_endpoint is
+// bound by no introspection rule). Such a scenario is no gap in the run,
+// unlike one that could not run for want of a capability.
+const NotApplicable = "not applicable: "
+
+// Inapplicable says whether r was not run because its requirement does not
+// apply to the target (NotApplicable).
+func (r Result) Inapplicable() bool {
+	return r.Status == NotRun && strings.HasPrefix(r.Reason, NotApplicable)
 }
 
 // Exit codes of `conform run` (PRODUCT.md section 3).
@@ -209,8 +228,9 @@ const (
 )
 
 // ExitCode decides the run's exit code: 1 if a counted failure, a harness
-// error or a stale expected failure; 3 if nothing failed but something was
-// not run, or nothing ran at all; 0 only when every selected scenario ran and passed.
+// error or a stale expected failure; 3 if nothing failed but something that
+// applies was not run, or nothing ran at all; 0 only when every selected
+// scenario that applies ran and passed.
 func (run Run) ExitCode() int {
 	for _, r := range run.Results {
 		if run.FailsRun(r) {
@@ -218,7 +238,7 @@ func (run Run) ExitCode() int {
 		}
 	}
 	c := run.Tally()
-	if c.NotRun > 0 || c.Passed+c.Failed == 0 {
+	if c.NotRun > c.NotApplicable || c.Passed+c.Failed == 0 {
 		return ExitIncomplete
 	}
 	return ExitPassed
@@ -233,7 +253,10 @@ func (c Counts) Summary() string {
 		failed += fmt.Sprintf(" (%d tolerated)", c.Tolerated)
 	}
 	parts := []string{fmt.Sprintf("%d passed", c.Passed), failed}
-	if c.NotRun > 0 {
+	switch {
+	case c.NotApplicable > 0:
+		parts = append(parts, fmt.Sprintf("%d not run (%d not applicable)", c.NotRun, c.NotApplicable))
+	case c.NotRun > 0:
 		parts = append(parts, fmt.Sprintf("%d not run", c.NotRun))
 	}
 	if c.HarnessErrors > 0 {

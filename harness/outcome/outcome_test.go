@@ -98,3 +98,16 @@ var _ = Describe("Result", func() {
 		Expect(r.Sections()).To(Equal([]string{"3", "7.3", "8"}))
 	})
 })
+
+var _ = Describe("a scenario whose requirement does not apply", func() {
+	It("leaves the run complete, and is counted as not run, not applicable", func() {
+		na := outcome.Result{Status: outcome.NotRun, Reason: outcome.NotApplicable + "no introspection_endpoint"}
+		ok := outcome.Result{Status: outcome.Passed}
+		run := outcome.Run{Results: []outcome.Result{ok, na}}
+		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
+		Expect(run.Tally().Summary()).To(Equal("1 passed, 0 failed, 1 not run (1 not applicable)"))
+		lacking := outcome.Result{Status: outcome.NotRun, Reason: "needs a credential"}
+		Expect(outcome.Run{Results: []outcome.Result{ok, na, lacking}}.ExitCode()).To(Equal(outcome.ExitIncomplete))
+		Expect(outcome.Run{Results: []outcome.Result{na}}.ExitCode()).To(Equal(outcome.ExitIncomplete), "a run where nothing ran is never 0")
+	})
+})

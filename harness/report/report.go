@@ -231,12 +231,15 @@ func exitMeaning(run outcome.Run) string {
 		if c.Tolerated > 0 {
 			return "exit 0: every selected scenario ran, and no failure counts against the host " + toleratedWhy(run)
 		}
+		if c.NotApplicable > 0 {
+			return fmt.Sprintf("exit 0: every selected scenario that applies ran and passed (%s not applicable)", plural(c.NotApplicable, "scenario", "scenarios"))
+		}
 		return "exit 0: every selected scenario ran and passed"
 	case outcome.ExitIncomplete:
 		if c.Passed+c.Failed == 0 {
 			return "exit 3: incomplete, no scenario ran"
 		}
-		notRun := plural(c.NotRun, "scenario", "scenarios")
+		notRun := plural(c.NotRun-c.NotApplicable, "scenario", "scenarios")
 		if c.Tolerated > 0 {
 			return fmt.Sprintf("exit 3: incomplete, %s could not run, and no failure counts against the host %s", notRun, toleratedWhy(run))
 		}
