@@ -167,10 +167,16 @@ func (st *authzState) register(sc stepContext) {
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
 	}.bind(sc, `^a `, ` registered with the authorization server$`, nil)
-	sc.Step(`^a public client registers at the advertised registration_endpoint with (?:the redirect_uri "([^"]+)"|(the profile's redirect_uri(?: and a fragment)?))$`, st.registers)
+	sc.Step(`^a public client registers at the advertised registration_endpoint with (?:the redirect_uri "([^"]+)"|(the profile's redirect_uri(?: and a fragment| on another path| and a metadata field no specification defines)?))$`, st.registers)
 	stepTable{
 		"is refused":                   noContext(st.registrationRefusedAS),
 		"answers 201 with a client_id": noContext(st.registrationAnswered),
+		"names a client_id other than the first client's":                      noContext(st.registrationNewClientID),
+		"returns the redirect_uris registered":                                 noContext(st.registrationReturnsRedirects),
+		"is accepted, with a client_id":                                        noContext(st.registrationAccepted),
+		"is allowed without an initial access token":                           noContext(st.registrationOpen),
+		"carries client_secret_expires_at, if it issued a client_secret":       noContext(st.registrationExpiresSecret),
+		"keeps a native client that asked for no client authentication public": noContext(st.registrationKeptPublic),
 	}.bind(sc, `^the registration `, `$`, nil)
 
 	// The authorization endpoint (authorization.7.1, security.4, security.6):
