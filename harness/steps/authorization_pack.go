@@ -119,14 +119,15 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{
-		"serves the request that needs authorization with the target's credential":           st.controlServed,
-		"serves the request that needs authorization with that token":                        st.limitedServed,
-		"refuses the request that needs authorization without a token":                       st.refusedWithoutToken,
-		"answers neither 401 nor 403":                                                        noContext(st.originControl),
-		"serves the request: HTTP 2xx":                                                       noContext(st.served),
-		"refuses the request as malformed: 400 or 401, with a Bearer challenge":              noContext(st.refusedAsMalformed),
-		"refuses the request 403, insufficient permissions":                                  noContext(st.refusedForScope),
-		"refuses the request that needs authorization, if at all, as MCP authorization does": st.usesMCPAuthorization,
+		"serves the request that needs authorization with the target's credential":              st.controlServed,
+		"serves the request that needs authorization with that token":                           st.limitedServed,
+		"refuses the request that needs authorization without a token":                          st.refusedWithoutToken,
+		"answers neither 401 nor 403":                                                           noContext(st.originControl),
+		"serves the request: HTTP 2xx":                                                          noContext(st.served),
+		"refuses the request as malformed: 400 or 401, with a Bearer challenge":                 noContext(st.refusedAsMalformed),
+		"refuses the request 403, insufficient permissions":                                     noContext(st.refusedForScope),
+		"refuses the request that needs authorization, if at all, as MCP authorization does":    st.usesMCPAuthorization,
+		"serves the request that needs authorization with the access token the client obtained": st.obtainedServed,
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
 
@@ -217,6 +218,8 @@ func (st *authzState) register(sc stepContext) {
 		"accepts that redirect_uri, redirecting to it":                                                      noContext(st.acceptsRedirect),
 		"does not allow that origin by CORS at its authorization endpoint":                                  noContext(st.noCORS),
 		"registers a public client with the profile's redirect_uri at the advertised registration_endpoint": st.registrationControl,
+		"advertises a revocation_endpoint":                                                                  noContext(st.advertisesRevocation),
+		"advertises an introspection_endpoint":                                                              noContext(st.advertisesIntrospection),
 	}.bind(sc, `^the authorization server `, `$`, nil)
 	stepTable{
 		" carries iss":                     noContext(st.responseCarriesIss),
@@ -254,6 +257,10 @@ func (st *authzState) register(sc stepContext) {
 		"with the refresh token as the second client": st.refreshAsSecond,
 	}.bind(sc, `^the client refreshes `, `$`, st.hearToken)
 	sc.Step(`^the token endpoint refuses the request(?: with "([^"]+)"|, if at all, with "([^"]+)")?$`, st.tokenRefusal)
+	// Revocation (RFC 7009) and introspection (RFC 7662), for an
+	// authorization server that advertises them (authorization.3).
+	st.registerRevocation(sc)
+	st.registerIntrospection(sc)
 	stepTable{
 		"endpoint issues an access token":                                               noContext(st.tokenIssued),
 		"endpoint refuses the refresh, or issues no scope it was never granted":         noContext(st.refreshNotWider),
