@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -438,11 +439,18 @@ func (st *authzState) registrationExpiresSecret() error {
 	return nil
 }
 
+// sharedSecretMethods are the token_endpoint_auth_method values that
+// authenticate a client with a shared secret (RFC 7591 2; client_secret_jwt
+// in OpenID Connect Core 9); a method with a key of the client's own is no
+// shared secret.
+var sharedSecretMethods = []string{"client_secret_basic", "client_secret_post", "client_secret_jwt"}
+
 // registrationKeptPublic: "it is NOT RECOMMENDED for authorization servers
 // to require client authentication of public native apps clients using a
 // shared secret" (OAuth 2.1 8.1.1). The run's registration asks for
 // token_endpoint_auth_method none; when it names application_type native
-// (a loopback redirect URI), a secret issued instead is that requirement.
+// (a loopback redirect URI), a secret issued instead, or a shared-secret
+// method, is that requirement.
 func (st *authzState) registrationKeptPublic() error {
 	r, err := st.registrationReply()
 	if err != nil {
@@ -452,7 +460,7 @@ func (st *authzState) registrationKeptPublic() error {
 		return st.skip(fmt.Sprintf("the profile's redirect_uri %s makes the registration a %s client's, and OAuth 2.1 8.1.1 speaks of native apps", st.redirectURI(), kind))
 	}
 	method, _ := r.String("token_endpoint_auth_method")
-	if secret, _ := r.String("client_secret"); secret != "" || method != "" && method != "none" {
+	if secret, _ := r.String("client_secret"); secret != "" || slices.Contains(sharedSecretMethods, method) {
 		return st.depart("registration of a native public client asking token_endpoint_auth_method none (OAuth 2.1 8.1.1)",
 			"a public client, without a client_secret", describeOAuth(r), r.Exchange)
 	}
