@@ -283,7 +283,7 @@ func withFragment(redirectURI string) string {
 
 // registers registers a public client at the advertised
 // registration_endpoint with the redirect URI uri, or, when uri is "", the
-// profile's: with a fragment (withFragment), on another path (extended), or
+// profile's: with a fragment (withFragment), on another path (onAnotherPath), or
 // with a metadata field no specification defines when profiles says so, else
 // as the run registered its own client (ownRegistration).
 func (st *authzState) registers(ctx context.Context, uri, profiles string) error {
