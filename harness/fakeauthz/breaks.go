@@ -178,7 +178,9 @@ const (
 	// (section 3.2.2 allows it): what needs a registered client is not run.
 	RegistrationRefused Break = "registration-refused"
 	// RegistrationProtected answers every registration 401, as an endpoint
-	// protected with an initial access token does (RFC 7591 section 3).
+	// protected with an initial access token does (RFC 7591 section 3):
+	// allowed, though the section's SHOULD of open registration makes it
+	// REG-13's tolerated failure.
 	RegistrationProtected Break = "registration-protected"
 	// MalformedBadRequest answers a malformed token 400 invalid_request, as
 	// RFC 6750 section 3.1 says it SHOULD.

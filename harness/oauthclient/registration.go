@@ -44,15 +44,20 @@ func DeviceRegistration(clientName string) map[string]any {
 // since an OpenID provider takes a registration without one as a web
 // client's and may then hold a loopback redirect URI to its registered port.
 func RegisterCodeClient(ctx context.Context, hc *http.Client, endpoint, redirectURI string) (*Reply, error) {
-	oc := New("", Endpoints{Register: endpoint}, hc)
-	return oc.Register(ctx, map[string]any{
+	return New("", Endpoints{Register: endpoint}, hc).Register(ctx, CodeClientMetadata(redirectURI))
+}
+
+// CodeClientMetadata is the body RegisterCodeClient sends, for a caller
+// that registers the same client with one field changed or added.
+func CodeClientMetadata(redirectURI string) map[string]any {
+	return map[string]any{
 		"client_name":                "conform",
 		"redirect_uris":              []string{redirectURI},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": "none",
 		"application_type":           ApplicationType(redirectURI),
-	})
+	}
 }
 
 // Registered reads a registration's answer (RFC 7591 section 3.2.1): the

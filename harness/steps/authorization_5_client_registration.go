@@ -32,6 +32,12 @@ type authzClient struct {
 	// authenticates.
 	second       string
 	secondSecret oauthclient.Secret
+	// answer is the answer to the run's registration with the profile's
+	// redirect URI at answeredAt, whoever sent it: the rules that judge that
+	// answer (REG-2, REG-8, REG-10, REG-11, REG-13) read the one answer, so
+	// a server with a registration limit is asked once for them all.
+	answer     *oauthclient.Reply
+	answeredAt string
 }
 
 func (st *authzState) asCIMD() error {
@@ -77,6 +83,7 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	if throttled(r) {
 		return st.skipThrottled(r, "registration at "+endpoint, "set mcp_authorization.client_id to a client registered before")
 	}
+	st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
 	if r.Status/100 != 2 || id == "" {
 		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
 	}
@@ -98,6 +105,12 @@ func withOfflineAccess(scope string, md *oauthclient.ServerMetadata) string {
 }
 
 func (st *authzState) registerAtAS(ctx context.Context, redirectURI string) error {
+	return st.registerMetadata(ctx, oauthclient.CodeClientMetadata(redirectURI))
+}
+
+// registerMetadata registers a client with the given metadata at the
+// advertised registration_endpoint, and makes the answer the last reply.
+func (st *authzState) registerMetadata(ctx context.Context, metadata map[string]any) error {
 	md, err := st.needAS()
 	if err != nil {
 		return err
@@ -107,14 +120,23 @@ func (st *authzState) registerAtAS(ctx context.Context, redirectURI string) erro
 		return st.skip("the metadata names no registration_endpoint, so dynamic registration is not offered")
 	}
 	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
-		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, redirectURI)
+		return oauthclient.New("", oauthclient.Endpoints{Register: endpoint}, st.Target.HTTP).Register(ctx, metadata)
 	})
 	if err != nil {
 		return st.depart("registration at "+endpoint, "an HTTP response", err.Error())
 	}
+	st.hearRegistration(r)
+	return nil
+}
+
+// hearRegistration makes a registration's answer the scenario's, keeping a
+// client_secret it issued out of every report.
+func (st *authzState) hearRegistration(r *oauthclient.Reply) {
+	if secret, _ := r.String("client_secret"); secret != "" {
+		st.hide(secret)
+	}
 	st.oauth = r
 	st.hearOAuth(r)
-	return nil
 }
 
 // registrationReply is the registration the scenario sent, unless a rate
@@ -260,6 +282,7 @@ func (st *authzState) registrationControl(ctx context.Context) error {
 		st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
 		st.authzClient.secret = oauthclient.SecretFor(md, method, secret)
 	}
+	st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
 	st.authzClient.mu.Unlock()
 	st.oauth, st.last = nil, nil
 	return nil
@@ -294,13 +317,186 @@ func withFragment(redirectURI string) string {
 
 // registers registers a public client at the advertised
 // registration_endpoint with the redirect URI uri, or, when uri is "", the
-// profile's, with a fragment when profiles says so (withFragment).
+// profile's: with a fragment (withFragment), on another path (onAnotherPath), or
+// with a metadata field no specification defines when profiles says so, else
+// as the run registered its own client (ownRegistration).
 func (st *authzState) registers(ctx context.Context, uri, profiles string) error {
 	switch {
 	case uri != "":
 		return st.registerAtAS(ctx, uri)
 	case strings.HasSuffix(profiles, "and a fragment"):
 		return st.registerAtAS(ctx, withFragment(st.redirectURI()))
+	case strings.HasSuffix(profiles, "on another path"):
+		return st.registerAtAS(ctx, onAnotherPath(st.redirectURI()))
+	case strings.HasSuffix(profiles, "no specification defines"):
+		metadata := oauthclient.CodeClientMetadata(st.redirectURI())
+		metadata[unknownMetadata] = "conform"
+		return st.registerMetadata(ctx, metadata)
 	}
-	return st.registerAtAS(ctx, st.redirectURI())
+	return st.ownRegistration(ctx)
+}
+
+// onAnotherPath is the redirect URI with a path of its own: the client it
+// registers differs from the run's, and never holds a redirect URI the
+// open redirection rules present as unregistered (extended).
+func onAnotherPath(redirectURI string) string {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return redirectURI + "/another-client"
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/another-client"
+	return u.String()
+}
+
+// unknownMetadata is a client metadata field that neither RFC 7591 nor any
+// registry defines, which "The authorization server MUST ignore" (RFC 7591
+// section 2).
+const unknownMetadata = "conform_undefined_metadata"
+
+// ownRegistration is the registration with the profile's redirect URI: the
+// answer the run already has from this endpoint, else a new one, kept for
+// the scenarios after it.
+func (st *authzState) ownRegistration(ctx context.Context) error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	endpoint := md.String("registration_endpoint")
+	st.authzClient.mu.Lock()
+	r := st.authzClient.answer
+	if st.authzClient.answeredAt != endpoint {
+		r = nil
+	}
+	st.authzClient.mu.Unlock()
+	if r != nil && endpoint != "" {
+		st.hearRegistration(r)
+		return nil
+	}
+	if err := st.registerAtAS(ctx, st.redirectURI()); err != nil {
+		return err
+	}
+	r = st.oauth
+	if throttled(r) {
+		return nil
+	}
+	st.authzClient.mu.Lock()
+	defer st.authzClient.mu.Unlock()
+	st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
+	// An accepted registration with the profile's redirect URI is the run's
+	// own client when it has none yet, as registrationControl's is.
+	if id, _ := r.String("client_id"); r.Status/100 == 2 && id != "" && st.authzClient.clientID == "" {
+		st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
+	}
+	return nil
+}
+
+// registrationNewClientID: the client_id a registration returns "SHOULD NOT
+// be currently valid for any other registered client" (RFC 7591 3.2.1). The
+// registration judged differs from the first client's in its redirect_uris,
+// so it is no instance of that client, which the section lets share one.
+func (st *authzState) registrationNewClientID() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	id, _ := r.String("client_id")
+	if first := st.authz.as.clientID; id != "" && id == first {
+		return st.depart("client_id of a registration with other metadata (RFC 7591 3.2.1)", "a client_id other than "+first+", the first client's",
+			"client_id "+id, r.Exchange)
+	}
+	return nil
+}
+
+// registrationReturnsRedirects: "the authorization server MUST return all
+// registered metadata about the client" (RFC 7591 3.2.1). The redirect_uris
+// the client sent were registered, as sent or as the server replaced them
+// (section 3.2.1 allows it), so the answer names them; what else a server
+// registers is its own.
+func (st *authzState) registrationReturnsRedirects() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	if list, _ := r.JSON["redirect_uris"].([]any); len(list) == 0 {
+		return st.depart("registration response (RFC 7591 3.2.1: all registered metadata)", "the redirect_uris registered",
+			describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// registrationAccepted: "The authorization server MUST ignore any client
+// metadata sent by the client that it does not understand" (RFC 7591 2): a
+// registration the server took without the field it takes with it.
+func (st *authzState) registrationAccepted() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	if id, _ := r.String("client_id"); r.Status/100 != 2 || id == "" {
+		return st.depart("registration with the metadata field "+unknownMetadata+" (RFC 7591 2: unknown metadata is ignored)",
+			"HTTP 201 with a client_id, as the same registration without it got", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// registrationOpen: "the client registration endpoint SHOULD allow
+// registration requests with no authorization (which is to say, with no
+// initial access token in the request)" (RFC 7591 3). Only a 401 or a 403
+// says authorization is wanted; a refusal of the metadata is no statement
+// about it.
+func (st *authzState) registrationOpen() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	if r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden {
+		return st.depart("registration without an initial access token (RFC 7591 3)", "a registration allowed with no authorization",
+			describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// registrationExpiresSecret: client_secret_expires_at is "REQUIRED if
+// "client_secret" is issued" (RFC 7591 3.2.1). A public client's answer
+// without a secret has nothing to judge.
+func (st *authzState) registrationExpiresSecret() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	if secret, _ := r.String("client_secret"); secret == "" {
+		return st.skip("not applicable: the registration issued no client_secret, so client_secret_expires_at is not required (RFC 7591 3.2.1)")
+	}
+	if _, ok := r.JSON["client_secret_expires_at"].(float64); !ok {
+		return st.depart("registration response with a client_secret (RFC 7591 3.2.1)", "client_secret_expires_at", describeOAuth(r), r.Exchange)
+	}
+	return nil
+}
+
+// sharedSecretMethods are the token_endpoint_auth_method values that
+// authenticate a client with a shared secret (RFC 7591 2; client_secret_jwt
+// in OpenID Connect Core 9); a method with a key of the client's own is no
+// shared secret.
+var sharedSecretMethods = []string{"client_secret_basic", "client_secret_post", "client_secret_jwt"}
+
+// registrationKeptPublic: "it is NOT RECOMMENDED for authorization servers
+// to require client authentication of public native apps clients using a
+// shared secret" (OAuth 2.1 8.1.1). The run's registration asks for
+// token_endpoint_auth_method none; when it names application_type native
+// (a loopback redirect URI), a secret issued instead, or a shared-secret
+// method, is that requirement.
+func (st *authzState) registrationKeptPublic() error {
+	r, err := st.registrationReply()
+	if err != nil {
+		return err
+	}
+	if kind := oauthclient.ApplicationType(st.redirectURI()); kind != "native" {
+		return st.skip(fmt.Sprintf("the profile's redirect_uri %s makes the registration a %s client's, and OAuth 2.1 8.1.1 speaks of native apps", st.redirectURI(), kind))
+	}
+	method, _ := r.String("token_endpoint_auth_method")
+	if secret, _ := r.String("client_secret"); secret != "" || slices.Contains(sharedSecretMethods, method) {
+		return st.depart("registration of a native public client asking token_endpoint_auth_method none (OAuth 2.1 8.1.1)",
+			"a public client, without a client_secret", describeOAuth(r), r.Exchange)
+	}
+	return nil
 }

@@ -122,11 +122,12 @@ func (st *authzState) register(sc stepContext) {
 		"serves the request that needs authorization with the target's credential":                                            st.controlServed,
 		"takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope": st.limitedServed,
 		"refuses the request that needs authorization without a token":                                                        st.refusedWithoutToken,
-		"answers neither 401 nor 403":                                                        noContext(st.originControl),
-		"serves the request: HTTP 2xx":                                                       noContext(st.served),
-		"refuses the request as malformed: 400 or 401, with a Bearer challenge":              noContext(st.refusedAsMalformed),
-		"refuses the request 403, insufficient permissions":                                  noContext(st.refusedForScope),
-		"refuses the request that needs authorization, if at all, as MCP authorization does": st.usesMCPAuthorization,
+		"answers neither 401 nor 403":                                                           noContext(st.originControl),
+		"serves the request: HTTP 2xx":                                                          noContext(st.served),
+		"refuses the request as malformed: 400 or 401, with a Bearer challenge":                 noContext(st.refusedAsMalformed),
+		"refuses the request 403, insufficient permissions":                                     noContext(st.refusedForScope),
+		"refuses the request that needs authorization, if at all, as MCP authorization does":    st.usesMCPAuthorization,
+		"serves the request that needs authorization with the access token the client obtained": st.obtainedServed,
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
 
@@ -167,10 +168,16 @@ func (st *authzState) register(sc stepContext) {
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
 	}.bind(sc, `^a `, ` registered with the authorization server$`, nil)
-	sc.Step(`^a public client registers at the advertised registration_endpoint with (?:the redirect_uri "([^"]+)"|(the profile's redirect_uri(?: and a fragment)?))$`, st.registers)
+	sc.Step(`^a public client registers at the advertised registration_endpoint with (?:the redirect_uri "([^"]+)"|(the profile's redirect_uri(?: and a fragment| on another path| and a metadata field no specification defines)?))$`, st.registers)
 	stepTable{
 		"is refused":                   noContext(st.registrationRefusedAS),
 		"answers 201 with a client_id": noContext(st.registrationAnswered),
+		"names a client_id other than the first client's":                      noContext(st.registrationNewClientID),
+		"returns the redirect_uris registered":                                 noContext(st.registrationReturnsRedirects),
+		"is accepted, with a client_id":                                        noContext(st.registrationAccepted),
+		"is allowed without an initial access token":                           noContext(st.registrationOpen),
+		"carries client_secret_expires_at, if it issued a client_secret":       noContext(st.registrationExpiresSecret),
+		"keeps a native client that asked for no client authentication public": noContext(st.registrationKeptPublic),
 	}.bind(sc, `^the registration `, `$`, nil)
 
 	// The authorization endpoint (authorization.7.1, security.4, security.6):
@@ -214,6 +221,8 @@ func (st *authzState) register(sc stepContext) {
 		"accepts that redirect_uri, redirecting to it":                                                      noContext(st.acceptsRedirect),
 		"does not allow that origin by CORS at its authorization endpoint":                                  noContext(st.noCORS),
 		"registers a public client with the profile's redirect_uri at the advertised registration_endpoint": st.registrationControl,
+		"advertises a revocation_endpoint":                                                                  noContext(st.advertisesRevocation),
+		"advertises an introspection_endpoint":                                                              noContext(st.advertisesIntrospection),
 	}.bind(sc, `^the authorization server `, `$`, nil)
 	stepTable{
 		" carries iss":                     noContext(st.responseCarriesIss),
@@ -252,6 +261,10 @@ func (st *authzState) register(sc stepContext) {
 		"with the refresh token as the second client": st.refreshAsSecond,
 	}.bind(sc, `^the client refreshes `, `$`, st.hearToken)
 	sc.Step(`^the token endpoint refuses the request(?: with "([^"]+)"|, if at all, with "([^"]+)")?$`, st.tokenRefusal)
+	// Revocation (RFC 7009) and introspection (RFC 7662), for an
+	// authorization server that advertises them (authorization.3).
+	st.registerRevocation(sc)
+	st.registerIntrospection(sc)
 	stepTable{
 		"endpoint issues an access token":                                               noContext(st.tokenIssued),
 		"endpoint refuses the refresh, or issues no scope it was never granted":         noContext(st.refreshNotWider),
