@@ -121,18 +121,19 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 
 	// A server with a registration limit is asked as little as the pack
 	// allows (issue 16 item 2): the run's own client, a second client for the
-	// rules that bind codes and refresh tokens to their client, and the
-	// registration REG-2 judges; the refusals' positive controls reuse the
-	// run's own client.
-	It("has the authorization server accept three registrations in a whole run", func() {
+	// rules that bind codes and refresh tokens to their client, the
+	// registration REG-2 judges, and REDIR-4's client, whose redirect URI
+	// carries a query; the refusals' positive controls reuse the run's own
+	// client.
+	It("has the authorization server accept four registrations in a whole run", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
 		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
-		Expect(h.Registered()).To(Equal(3))
+		Expect(h.Registered()).To(Equal(4))
 	})
-	It("reuses the client the pre-flight registered for its tokens, so a whole run registers two", func() {
+	It("reuses the client the pre-flight registered for its tokens, so a whole run registers three", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
 		t := h.Target()
@@ -140,7 +141,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
-		Expect(h.Registered()).To(Equal(2))
+		Expect(h.Registered()).To(Equal(3))
 	})
 	It("registers its own client when the pre-flight's is another authorization server's", func() {
 		h := fakeauthz.Start()
@@ -150,7 +151,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
-		Expect(h.Registered()).To(Equal(3))
+		Expect(h.Registered()).To(Equal(4))
 	})
 })
 
@@ -246,7 +247,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
 		// The rules about error responses read the one an unsupported
 		// response_type gets instead.
-		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, nil, "a refusal"),
+		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asNoChallErr}, "a refusal"),
 		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "so the method was ignored"),
 		Entry("plain refused with another error", fakeauthz.PlainOtherError, []string{asPlain}, nil, "error=invalid_request"),
 		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
@@ -256,7 +257,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
 		Entry("an endpoint on plain http off loopback", fakeauthz.PlainHTTPEndpoint, []string{asTLS}, nil, "revocation_endpoint"),
-		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment}, nil, "a refusal"),
+		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment, asPlainHTTP}, nil, "security.3"),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
 		Entry("a refresh that widens scope", fakeauthz.RefreshWidens, []string{asWider}, nil, "never-granted"),
@@ -405,13 +406,17 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
-		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "regist")
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery, asNoChallErr}, "")
+		for _, id := range []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery} {
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("regist"), id)
+		}
+		Expect(resultOf(run, asNoChallErr).Reason).To(ContainSubstring("public clients"))
 	})
 	It("leaves what needs a second client not run, naming the key, when the profile gives the one client and nothing registers another", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 		}, fakeauthz.NoRegistration)
-		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, "registration_endpoint")
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery}, "registration_endpoint")
 		for _, id := range []string{asCodeClient, asRefreshClient} {
 			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.second_client_id"), id)
 		}
@@ -421,7 +426,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.SecondClientID = fakeauthz.SecondID
 		}, fakeauthz.NoRegistration)
-		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment}, "registration_endpoint")
+		expectNotRun(run, []string{asRegistration, asRegHTTP, asRegFragment, asRedirQuery}, "registration_endpoint")
 		for _, id := range []string{asCodeClient, asRefreshClient} {
 			Expect(resultOf(run, id).Status).To(Equal(outcome.Passed), id)
 		}
@@ -487,7 +492,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }
 		}, fakeauthz.ConsentPage)
-		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS || id == asGET })
 		expectNotRun(run, notRun, "")
 		for _, id := range controlled {
 			for _, r := range run.Results {
@@ -506,7 +511,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves the flow, REDIR-1 included, not run on a consent page without an approval command", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.ApproveAuthorization = nil }, fakeauthz.ConsentPage)
 		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
-		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS || id == asGET })
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 	})
