@@ -142,6 +142,15 @@ func (st *authzState) answeredAsWithout() error {
 	return nil
 }
 
+// The response parameters OAuth 2.1 defines: of the authorization response
+// (4.1.2, 4.1.2.1) and of the token response (3.2.3, 3.2.4). Only these
+// are held to being sent once; a parameter of the redirect URI's own query,
+// or one another specification defines, is not.
+var (
+	authorizationResponseParams = []string{"code", "state", "iss", "error", "error_description", "error_uri"}
+	tokenResponseParams         = []string{"access_token", "token_type", "expires_in", "scope", "refresh_token", "error", "error_description", "error_uri"}
+)
+
 // paramsOnce: "Request and response parameters defined by this
 // specification MUST NOT be included more than once" (OAuth 2.1 3.1).
 func (st *authzState) paramsOnce() error {
@@ -151,7 +160,7 @@ func (st *authzState) paramsOnce() error {
 	}
 	var repeated []string
 	for k, vs := range a.params {
-		if len(vs) > 1 {
+		if len(vs) > 1 && slices.Contains(authorizationResponseParams, k) {
 			repeated = append(repeated, fmt.Sprintf("%s %d times", k, len(vs)))
 		}
 	}
@@ -182,7 +191,8 @@ func (st *authzState) tokenMembersOnce() error {
 	return nil
 }
 
-// repeatedMembers returns the members a JSON object names more than once.
+// repeatedMembers returns the token response members OAuth 2.1 defines
+// that a JSON object names more than once.
 func repeatedMembers(body []byte) ([]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
@@ -196,7 +206,7 @@ func repeatedMembers(body []byte) ([]string, error) {
 			return nil, err
 		}
 		k, _ := t.(string)
-		if seen[k] && !slices.Contains(repeated, k) {
+		if seen[k] && slices.Contains(tokenResponseParams, k) && !slices.Contains(repeated, k) {
 			repeated = append(repeated, k)
 		}
 		seen[k] = true
