@@ -5,7 +5,8 @@ Feature: authorization.3 The authorization endpoint
   The authorization endpoint takes GET, ignores a parameter it does not
   know, answers a request without scope with a default scope or
   invalid_scope and one with scope empty the same way, answers a missing or
-  unsupported response_type with an error, and sends each parameter once. Every refusal is judged only after the
+  unsupported response_type with an error, sends each parameter once, and
+  keeps its pages from being framed. Every refusal is judged only after the
   same client, scope and redirect URI obtained a code and a token the valid
   way in the same run.
 
@@ -64,3 +65,13 @@ Feature: authorization.3 The authorization endpoint
     Then the authorization response carries each parameter once
     Given that the client redeemed the code for a token
     Then the token response carries each parameter once
+
+  @FRAME-1 @id:authorization-page-forbids-framing
+  Scenario: A page of the authorization endpoint forbids framing by other sites
+    When the client sends its valid authorization request
+    # Only a page can be framed: an endpoint that redirects at once has none.
+    Given that the authorization server answers the valid request with a page
+    # "authorization servers SHOULD also use Content Security Policy (CSP)
+    # level 2 or greater" (OAuth 2.1 7.10), whose frame-ancestors directive
+    # forbids framing.
+    Then the authorization server forbids framing its page with Content-Security-Policy frame-ancestors

@@ -8,6 +8,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/target"
 )
 
 // The scenarios of the authorization endpoint's rules (OAuth 2.1 1.4.1,
@@ -23,7 +24,14 @@ const (
 	asRedirQuery   = "mcp-authorization/security_6_registered_redirect_uri.feature: An authorization response keeps the query of the redirect URI registered with one"
 	asPlainHTTP    = "mcp-authorization/security_3_communication_security.feature: The authorization endpoint redirects no code to a plain http redirect URI on a host that is not loopback"
 	asUpper        = "mcp-authorization/authorization_8_1_canonical_server_uri.feature: The MCP server's URI with an uppercase scheme and host is accepted as the resource"
+	asFrame        = "mcp-authorization/oauth_3_1_authorization_endpoint.feature: A page of the authorization endpoint forbids framing by other sites"
 )
+
+// fakeRunnable selects the scenarios the fake gives something to judge
+// with its default choices: FRAME-1 needs a page at the authorization
+// endpoint, and the fake redirects at once unless it is given one
+// (ConsentPage, FramingAllowed). The tests below run FRAME-1 with them.
+const fakeRunnable = "~@FRAME-1"
 
 // The authorization endpoint's scenarios join the lists the other break
 // tests hold runs to: each runs the code flow with a registered client;
@@ -72,5 +80,26 @@ var _ = Describe("the mcp-authorization pack against a fake authorization endpoi
 	It("passes whole a server that refuses every resource it does not serve, taking its own in uppercase", func() {
 		run := runAuthz(fakeauthz.ResourceIndicators)
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+	})
+})
+
+var _ = Describe("the mcp-authorization pack's FRAME-1, which needs a page at the authorization endpoint", func() {
+	It("is not run against an authorization endpoint that redirects at once, saying there is no page", func() {
+		run := runAuthzTagged("@FRAME-1", func(*fakeauthz.Host, *target.Target) {})
+		Expect(withStatus(run, outcome.NotRun)).To(Equal([]string{asFrame}), describeRun(run))
+		Expect(resultOf(run, asFrame).Reason).To(ContainSubstring("a page (HTTP 200, text/html)"))
+	})
+	It("passes a consent page that forbids framing with frame-ancestors", func() {
+		run := runAuthzTagged("@FRAME-1", func(*fakeauthz.Host, *target.Target) {}, fakeauthz.ConsentPage)
+		Expect(withStatus(run, outcome.Passed)).To(Equal([]string{asFrame}), describeRun(run))
+	})
+	It("fails FRAME-1 alone, tolerated, against a consent page any site may frame; the flows are not run, as on any page the approval command fails on", func() {
+		run := runAuthzTagged("", func(*fakeauthz.Host, *target.Target) {}, fakeauthz.FramingAllowed)
+		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFrame}), describeRun(run))
+		Expect(run.Tolerated(resultOf(run, asFrame))).To(BeTrue())
+		Expect(resultOf(run, asFrame).Departure.Error()).To(ContainSubstring("frame-ancestors"))
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS || id == asGET })
+		slices.Sort(notRun)
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 	})
 })

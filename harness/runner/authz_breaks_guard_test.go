@@ -61,7 +61,6 @@ var awaitingScenario = map[string]bool{
 	"ASMetadataEmptyArray":              true,
 	"ASMetadataWithoutScopes":           true,
 	"SigningAlgNone":                    true,
-	"FramingAllowed":                    true,
 	"ConfidentialPKCEOptional":          true,
 	"TokenUnknownParamRefused":          true,
 	"EmptyScopeRefused":                 true,

@@ -47,14 +47,21 @@ func runAuthz(breaks ...fakeauthz.Break) outcome.Run {
 	return runAuthzWith(func(*fakeauthz.Host, *target.Target) {}, breaks...)
 }
 
-// runAuthzWith runs the pack against a fake whose target the user's profile
-// (or approval command) changed.
+// runAuthzWith runs the pack, but for what the fake gives nothing to judge
+// (fakeRunnable), against a fake whose target the user's profile (or
+// approval command) changed.
 func runAuthzWith(change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Run {
+	return runAuthzTagged(fakeRunnable, change, breaks...)
+}
+
+// runAuthzTagged runs the scenarios of the pack the tag expression selects
+// ("" for all) against a fake whose target change changed.
+func runAuthzTagged(tags string, change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Run {
 	h := fakeauthz.Start(breaks...)
 	DeferCleanup(h.Close)
 	t := h.Target()
 	change(h, t)
-	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: tags})
 	Expect(err).NotTo(HaveOccurred())
 	return run
 }
@@ -128,7 +135,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 	It("has the authorization server accept four registrations in a whole run", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
-		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(4))
@@ -138,7 +145,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: h.Issuer() + "/", ID: fakeauthz.ConfidentialID}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(3))
@@ -148,7 +155,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: "https://elsewhere.example", ID: "not-here"}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(4))

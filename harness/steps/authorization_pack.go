@@ -245,6 +245,8 @@ func (st *authzState) register(sc stepContext) {
 		"answers as it answered the request without scope":                                                 noContext(st.answeredAsWithout),
 		`answers a public client with the error response "invalid_request", if it requires code_challenge`: noContext(st.missingChallengeError),
 		"refused to register the plain http redirect_uri, or redirects no code to it":                      noContext(st.noCodeToPlain),
+		"answers the valid request with a page":                                                            noContext(st.answeredWithPage),
+		"forbids framing its page with Content-Security-Policy frame-ancestors":                            noContext(st.framingForbidden),
 	}.bind(sc, `^the authorization server `, `$`, nil)
 	stepTable{
 		" carries iss":                                    noContext(st.responseCarriesIss),

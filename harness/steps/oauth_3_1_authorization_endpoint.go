@@ -217,3 +217,36 @@ func repeatedMembers(body []byte) ([]string, error) {
 	}
 	return repeated, nil
 }
+
+// answeredWithPage: the authorization endpoint answered with a page (200
+// text/html), not a redirect: only a page can be framed.
+func (st *authzState) answeredWithPage() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK || !strings.HasPrefix(http.Header(a.ex.ResponseHeader).Get("Content-Type"), "text/html") {
+		return st.depart("answer of the authorization endpoint", "a page (HTTP 200, text/html)", a.describe(), a.ex)
+	}
+	return nil
+}
+
+// framingForbidden: "authorization servers SHOULD also use Content
+// Security Policy (CSP) level 2 or greater" against clickjacking (OAuth 2.1
+// 7.10); the directive that forbids framing is frame-ancestors.
+func (st *authzState) framingForbidden() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	policies := http.Header(a.ex.ResponseHeader).Values("Content-Security-Policy")
+	for _, v := range policies {
+		for d := range strings.SplitSeq(v, ";") {
+			if f := strings.Fields(d); len(f) > 0 && strings.EqualFold(f[0], "frame-ancestors") {
+				return nil
+			}
+		}
+	}
+	return st.depart("authorization page (OAuth 2.1 7.10: \"SHOULD also use Content Security Policy\")", "a Content-Security-Policy with frame-ancestors",
+		fmt.Sprintf("%q", policies), a.ex)
+}
