@@ -173,6 +173,8 @@ func (st *authzState) register(sc stepContext) {
 	stepTable{
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
+
+		// Clients of the authorization endpoint's rules (security.3, 6).
 		"public client whose redirect_uri carries a query":                                                          st.queryClient,
 		"public client, with a plain http redirect_uri on a host that is not loopback when registration takes one,": st.plainRedirectClient,
 	}.bind(sc, `^a `, ` registered with the authorization server$`, nil)
@@ -202,6 +204,11 @@ func (st *authzState) register(sc stepContext) {
 		"its authorization request with the redirect_uri on another port": func(ctx context.Context) error {
 			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.RedirectURI = otherPort(r.RedirectURI) })
 		},
+		"its authorization request with an Origin header":                   st.authorizationWithOrigin,
+		"the CORS preflight of its authorization request, from that origin": st.corsPreflight,
+
+		// The authorization endpoint's own rules (OAuth 2.1 1.4.1, 3.1,
+		// 4.1.1; security.3; authorization.8.1).
 		"its valid authorization request": func(ctx context.Context) error {
 			return st.sendAuthorization(ctx, func(*oauthclient.AuthorizationRequest) {})
 		},
@@ -216,8 +223,6 @@ func (st *authzState) register(sc stepContext) {
 		},
 		"its authorization request with a plain http redirect_uri on a host that is not loopback": st.sendPlainRedirect,
 		"its authorization request naming the MCP server with an uppercase scheme and host":       st.withUpperResource,
-		"its authorization request with an Origin header":                                         st.authorizationWithOrigin,
-		"the CORS preflight of its authorization request, from that origin":                       st.corsPreflight,
 	}.bind(sc, `^the client sends `, `$`, st.hearAnswer)
 	stepTable{
 		"authorization request is approved":                                                      hearing(st.approveAuthorization, st.hearAnswer),
@@ -234,7 +239,9 @@ func (st *authzState) register(sc stepContext) {
 		"accepts that redirect_uri, redirecting to it":                                                      noContext(st.acceptsRedirect),
 		"does not allow that origin by CORS at its authorization endpoint":                                  noContext(st.noCORS),
 		"registers a public client with the profile's redirect_uri at the advertised registration_endpoint": st.registrationControl,
-		"takes the authorization request by GET":                                                            noContext(st.takesGET),
+
+		// The authorization endpoint's own rules.
+		"takes the authorization request by GET": noContext(st.takesGET),
 		"answers with a code, ignoring the parameter it does not know": func(context.Context) error {
 			return st.answersWithCode(`authorization response to the valid request with ` + unknownParam + `=1 added (OAuth 2.1 3.1: "MUST ignore unrecognized request parameters")`)
 		},
@@ -249,10 +256,12 @@ func (st *authzState) register(sc stepContext) {
 		"forbids framing its page with Content-Security-Policy frame-ancestors":                            noContext(st.framingForbidden),
 	}.bind(sc, `^the authorization server `, `$`, nil)
 	stepTable{
-		" carries iss":                                    noContext(st.responseCarriesIss),
-		" carries a code":                                 noContext(st.responseCarriesCode),
-		" carries the state sent, exactly":                noContext(st.stateEchoed),
-		"'s iss is the metadata's issuer":                 noContext(st.issIsIssuer),
+		" carries iss":                     noContext(st.responseCarriesIss),
+		" carries a code":                  noContext(st.responseCarriesCode),
+		" carries the state sent, exactly": noContext(st.stateEchoed),
+		"'s iss is the metadata's issuer":  noContext(st.issIsIssuer),
+
+		// The authorization endpoint's own rules (OAuth 2.1 2.3, 3.1, 4.1.2).
 		" carries each parameter once":                    noContext(st.paramsOnce),
 		" does not carry the code_challenge":              noContext(st.challengeHidden),
 		" keeps the query of the registered redirect_uri": noContext(st.keepsQuery),
@@ -294,7 +303,9 @@ func (st *authzState) register(sc stepContext) {
 		"response carries a refresh token other than the one presented":                 noContext(st.refreshRotated),
 		"response carries token_type and Cache-Control no-store":                        noContext(st.tokenResponseSafe),
 		"response says how long the access token lives":                                 noContext(st.tokenLifetime),
-		"response carries each parameter once":                                          noContext(st.tokenMembersOnce),
+
+		// PARAM-1 (OAuth 2.1 3.2).
+		"response carries each parameter once": noContext(st.tokenMembersOnce),
 	}.bind(sc, `^the token `, `$`, nil)
 }
 
