@@ -136,7 +136,8 @@ const (
 	// CIMDNotAdvertised does not advertise Client ID Metadata Documents (REG-1).
 	CIMDNotAdvertised Break = "cimd-not-advertised"
 	// RegistrationAnyRedirect registers any redirect URI, plain http on any
-	// host and with a fragment (REG-4, REG-5).
+	// host and with a fragment (REG-4, REG-5), and redirects codes to them
+	// (TLS-3).
 	RegistrationAnyRedirect Break = "registration-any-redirect"
 	// RegistrationBroken answers a valid registration 200 without a
 	// client_id (REG-2).

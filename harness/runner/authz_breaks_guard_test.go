@@ -46,46 +46,7 @@ func breakConstants(dir string) []string {
 // showed. The list only shrinks: a departure leaves it when a test runs the
 // pack against it, and the guard fails while one that a test runs is still
 // listed.
-var awaitingScenario = map[string]bool{
-	"ChallengeRepeatsAttribute":      true,
-	"InvalidRequestUnauthorized":     true,
-	"ScopeChallengeIncremental":      true,
-	"SessionIsCredential":            true,
-	"SessionUnbound":                 true,
-	"MetadataEmptyArray":             true,
-	"MetadataPlainJWKS":              true,
-	"MetadataWithoutScopes":          true,
-	"ErrorTextOutsideCharset":        true,
-	"EndpointWithFragment":           true,
-	"ASMetadataTextPlain":            true,
-	"ASMetadataEmptyArray":           true,
-	"SigningAlgNone":                 true,
-	"AuthorizationGETRefused":        true,
-	"UnknownParamRefused":            true,
-	"ScopeOmittedWrongError":         true,
-	"StateRepeated":                  true,
-	"RedirectQueryDropped":           true,
-	"PlainRedirectHonoured":          true,
-	"FramingAllowed":                 true,
-	"ChallengeInCode":                true,
-	"ChallengeMissingWrongError":     true,
-	"ResourceCaseSensitive":          true,
-	"TokenUnknownParamRefused":       true,
-	"EmptyScopeRefused":              true,
-	"AccessTokenMissing":             true,
-	"ScopeNarrowedSilently":          true,
-	"SecretPostRefused":              true,
-	"SecretNotChecked":               true,
-	"BasicFailureNoChallenge":        true,
-	"InvalidReplayRevokes":           true,
-	"RefreshAnyToken":                true,
-	"RefreshNarrowsRefreshToken":     true,
-	"AudienceOmitted":                true,
-	"PlainRedirectRegisteredNotUsed": true,
-	"CodeReplayRevokes":              true,
-	"RotationReplayRevokes":          true,
-	"JWTAccessTokens":                true,
-}
+var awaitingScenario = map[string]bool{}
 
 var _ = Describe("the fake MCP server and authorization server", func() {
 	It("has no departure that no test runs the pack against", func() {

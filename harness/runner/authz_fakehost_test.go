@@ -47,14 +47,21 @@ func runAuthz(breaks ...fakeauthz.Break) outcome.Run {
 	return runAuthzWith(func(*fakeauthz.Host, *target.Target) {}, breaks...)
 }
 
-// runAuthzWith runs the pack against a fake whose target the user's profile
-// (or approval command) changed.
+// runAuthzWith runs the pack, but for what the fake gives nothing to judge
+// (fakeRunnable), against a fake whose target the user's profile (or
+// approval command) changed.
 func runAuthzWith(change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Run {
+	return runAuthzTagged(fakeRunnable, change, breaks...)
+}
+
+// runAuthzTagged runs the scenarios of the pack the tag expression selects
+// ("" for all) against a fake whose target change changed.
+func runAuthzTagged(tags string, change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Run {
 	h := fakeauthz.Start(breaks...)
 	DeferCleanup(h.Close)
 	t := h.Target()
 	change(h, t)
-	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: tags})
 	Expect(err).NotTo(HaveOccurred())
 	return run
 }
@@ -122,12 +129,13 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 	// allows (issue 16 item 2): the run's own client, whose answer REG-2,
 	// REG-8, REG-10, REG-11 and REG-13 judge, a second client for the rules
 	// that bind codes and refresh tokens to their client, one with other
-	// redirect_uris for REG-9 and one with unknown metadata for REG-12; the
-	// refusals' positive controls reuse the run's own client.
+	// redirect_uris for REG-9, one with unknown metadata for REG-12, and
+	// REDIR-4's, whose redirect URI carries a query; the refusals' positive
+	// controls reuse the run's own client.
 	It("has the authorization server accept four registrations in a whole run", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
-		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		expectAuthzCompliant(run)
 		Expect(h.Registered()).To(Equal(4))
@@ -137,7 +145,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: h.Issuer() + "/", ID: fakeauthz.ConfidentialID}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		expectAuthzCompliant(run)
 		Expect(h.Registered()).To(Equal(4))
@@ -147,7 +155,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: "https://elsewhere.example", ID: "not-here"}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: fakeRunnable})
 		Expect(err).NotTo(HaveOccurred())
 		expectAuthzCompliant(run)
 		Expect(h.Registered()).To(Equal(4))
@@ -246,7 +254,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
 		// The rules about error responses read the one an unsupported
 		// response_type gets instead.
-		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, nil, "a refusal"),
+		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asNoChallErr}, "a refusal"),
 		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "so the method was ignored"),
 		Entry("plain refused with another error", fakeauthz.PlainOtherError, []string{asPlain}, nil, "error=invalid_request"),
 		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
@@ -256,7 +264,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("a client_id it never issued redirected", fakeauthz.UnknownClientRedirected, []string{asUnknownID}, nil, "no redirect"),
 		Entry("CORS at the authorization endpoint", fakeauthz.CORSAllowed, []string{asCORS}, nil, "OAuth 2.1 3.1"),
 		Entry("an endpoint on plain http off loopback", fakeauthz.PlainHTTPEndpoint, []string{asTLS}, nil, "revocation_endpoint"),
-		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment, regRelative, regPrivate}, nil, "a refusal"),
+		Entry("any redirect URI registered", fakeauthz.RegistrationAnyRedirect, []string{asRegHTTP, asRegFragment, regRelative, regPrivate, asPlainHTTP}, nil, ""),
 		Entry("a code redeemed by another client", fakeauthz.CodeClientUnbound, []string{asCodeClient}, nil, "invalid_grant"),
 		Entry("a refresh token used by another client", fakeauthz.RefreshClientUnbound, []string{asRefreshClient}, nil, "OAuth 2.1 3.2.4"),
 		Entry("a refresh that widens scope", fakeauthz.RefreshWidens, []string{asWider}, nil, "leaves openid out"),
@@ -404,13 +412,17 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
 		// PKCE-2 and rotation bind the server for public clients alone.
-		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asNoChallenge, asRotated, asReplay}, registeredAnswer()), "regist")
+		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asNoChallenge, asRotated, asReplay, asRedirQuery, asNoChallErr}, registeredAnswer()), "")
+		for _, id := range []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery} {
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("regist"), id)
+		}
+		Expect(resultOf(run, asNoChallErr).Reason).To(ContainSubstring("public clients"))
 	})
 	It("leaves what needs a second client not run, naming the key, when the profile gives the one client and nothing registers another", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 		}, fakeauthz.NoRegistration)
-		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}, registerScenarios), "registration_endpoint")
+		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery}, registerScenarios), "registration_endpoint")
 		for _, id := range []string{asCodeClient, asRefreshClient} {
 			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.second_client_id"), id)
 		}
@@ -420,7 +432,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.SecondClientID = fakeauthz.SecondID
 		}, fakeauthz.NoRegistration)
-		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment}, registerScenarios), "registration_endpoint")
+		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asRedirQuery}, registerScenarios), "registration_endpoint")
 		for _, id := range []string{asCodeClient, asRefreshClient} {
 			Expect(resultOf(run, id).Status).To(Equal(outcome.Passed), id)
 		}
@@ -486,7 +498,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.ApproveAuthorization = func(context.Context, string) (string, error) { return "", fmt.Errorf("browser exited 1") }
 		}, fakeauthz.ConsentPage)
-		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS || id == asGET })
 		expectNotRun(run, notRun, "")
 		for _, id := range controlled {
 			for _, r := range run.Results {
@@ -505,7 +517,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves the flow, REDIR-1 included, not run on a consent page without an approval command", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) { t.ApproveAuthorization = nil }, fakeauthz.ConsentPage)
 		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
-		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS })
+		notRun := slices.DeleteFunc(slices.Clone(flowScenarios), func(id string) bool { return id == asCORS || id == asGET })
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(withInapplicable(notRun, nil)), describeRun(run))
 	})
 	It("leaves TOK-6, and the refusals it controls, not run when the credential is refused 403, insufficient permissions", func() {

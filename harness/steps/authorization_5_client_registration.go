@@ -500,3 +500,30 @@ func (st *authzState) registrationKeptPublic() error {
 	}
 	return nil
 }
+
+// registerOwn registers a client of the scenario's own with redirectURIs,
+// as RegisterCodeClient does with one. It returns the client_id, or why
+// the server did not register it (refused, "" when it did); what keeps
+// the question from being asked at all leaves the scenario not run.
+func (st *authzState) registerOwn(ctx context.Context, redirectURIs []string) (id, refused string, err error) {
+	endpoint := st.authz.as.md.String("registration_endpoint")
+	if endpoint == "" {
+		return "", "the authorization server names no registration_endpoint", nil
+	}
+	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+		return oauthclient.New("", oauthclient.Endpoints{Register: endpoint}, st.Target.HTTP).Register(ctx, map[string]any{
+			"client_name": "conform", "redirect_uris": redirectURIs, "grant_types": []string{"authorization_code", "refresh_token"},
+			"response_types": []string{"code"}, "token_endpoint_auth_method": "none", "application_type": oauthclient.ApplicationType(redirectURIs[0]),
+		})
+	})
+	if err != nil {
+		return "", "", st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration)", endpoint, err))
+	}
+	if throttled(r) {
+		return "", "", st.skipThrottled(r, "registration at "+endpoint, "")
+	}
+	if id, _ = r.String("client_id"); r.Status/100 != 2 || id == "" {
+		return "", fmt.Sprintf("registration at %s answered %s", endpoint, describeOAuth(r)), nil
+	}
+	return id, "", nil
+}

@@ -30,8 +30,18 @@ type asFlow struct {
 	refresh string
 	// scope is what the client asks for (scopeChoice).
 	scope string
-	// sent is the last authorization request the scenario changed itself.
+	// sent is the last authorization request the scenario sent, changed or
+	// approved.
 	sent oauthclient.AuthorizationRequest
+	// previous is the authorization response read before resp, for
+	// comparing two answers.
+	previous *authorizeAnswer
+	// redirectURI is the scenario's client's own redirect URI when it is
+	// not the profile's.
+	redirectURI string
+	// plainRefused is how registration refused a plain http redirect URI
+	// (TLS-3), "" when it was not asked or took it.
+	plainRefused string
 	// second is the second client, when the scenario has one, and
 	// secondSecret how it authenticates.
 	second       string
@@ -104,13 +114,34 @@ func (st *authzState) request() (oauthclient.AuthorizationRequest, string) {
 // anyone (OAuth 2.1 section 4.1.2.1), so the answer is read as is. Only a
 // page that may be a consent page is handed to the approval command.
 func (st *authzState) sendAuthorization(ctx context.Context, change func(*oauthclient.AuthorizationRequest)) error {
+	return st.sendEdited(ctx, change, nil)
+}
+
+// sendEdited is sendAuthorization with the URL's query edited last, for
+// what an AuthorizationRequest cannot say: a parameter sent empty, one left
+// out that it always sends, one no specification defines. The answer the
+// scenario read before is kept in previous.
+func (st *authzState) sendEdited(ctx context.Context, change func(*oauthclient.AuthorizationRequest), edit func(url.Values)) error {
 	req, _ := st.request()
-	change(&req)
+	if change != nil {
+		change(&req)
+	}
 	st.authz.as.sent = req
 	u, err := req.URL()
 	if err != nil {
 		return err
 	}
+	if edit != nil {
+		p, err := url.Parse(u)
+		if err != nil {
+			return err
+		}
+		q := p.Query()
+		edit(q)
+		p.RawQuery = q.Encode()
+		u = p.String()
+	}
+	st.authz.as.previous = st.authz.as.resp
 	a, err := st.openAuthorization(ctx, u, "")
 	if err != nil {
 		return err
@@ -198,6 +229,7 @@ func (st *authzState) approveAuthorization(ctx context.Context) error {
 		return st.skip(st.Target.Lacks("authorization-approval"))
 	}
 	req, verifier := st.request()
+	st.authz.as.sent = req
 	r, err := oauthclient.Authorize(ctx, st.Target.ApproveAuthorization, req)
 	if err != nil {
 		return st.skip("the approval command (oauth.authorization_approval_command) could not complete the authorization: " + err.Error())

@@ -72,7 +72,14 @@ func (st *authzState) protectedParams(r requestSpec) any {
 
 func hasBearer(challenges []string) bool { return bearerIn(challenges) != nil }
 
-func (st *authzState) redirectURI() string { return st.Target.Profile.MCPAuthorization.RedirectURI }
+// redirectURI is the redirect URI of the scenario's client: the profile's,
+// unless the scenario registered a client with another.
+func (st *authzState) redirectURI() string {
+	if u := st.authz.as.redirectURI; u != "" {
+		return u
+	}
+	return st.Target.Profile.MCPAuthorization.RedirectURI
+}
 
 // stepTable is a family of steps: each entry's words, and what the step
 // does. oneOf builds its pattern, so a line that names no entry matches no
@@ -167,6 +174,10 @@ func (st *authzState) register(sc stepContext) {
 	stepTable{
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
+
+		// Clients of the authorization endpoint's rules (security.3, 6).
+		"public client whose redirect_uri carries a query":                                                          st.queryClient,
+		"public client, with a plain http redirect_uri on a host that is not loopback when registration takes one,": st.plainRedirectClient,
 	}.bind(sc, `^a `, ` registered with the authorization server$`, nil)
 	sc.Step(`^a public client registers at the advertised registration_endpoint with (?:the redirect_uri "([^"]+)"|(the profile's redirect_uri(?: and a fragment| on another path| and a metadata field no specification defines)?))$`, st.registers)
 	stepTable{
@@ -205,6 +216,23 @@ func (st *authzState) register(sc stepContext) {
 		},
 		"its authorization request with an Origin header":                   st.authorizationWithOrigin,
 		"the CORS preflight of its authorization request, from that origin": st.corsPreflight,
+
+		// The authorization endpoint's own rules (OAuth 2.1 1.4.1, 3.1,
+		// 4.1.1; security.3; authorization.8.1).
+		"its valid authorization request": func(ctx context.Context) error {
+			return st.sendAuthorization(ctx, func(*oauthclient.AuthorizationRequest) {})
+		},
+		"its valid authorization request with a parameter no specification defines": st.withUnknownParam,
+		"an authorization request without scope": func(ctx context.Context) error {
+			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Scope = "" })
+		},
+		"an authorization request with scope sent empty": st.withEmptyScope,
+		"an authorization request without response_type": st.withoutResponseType,
+		`an authorization request with response_type "token"`: func(ctx context.Context) error {
+			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.ResponseType = "token" })
+		},
+		"its authorization request with a plain http redirect_uri on a host that is not loopback": st.sendPlainRedirect,
+		"its authorization request naming the MCP server with an uppercase scheme and host":       st.withUpperResource,
 	}.bind(sc, `^the client sends `, `$`, st.hearAnswer)
 	stepTable{
 		"authorization request is approved":                                                      hearing(st.approveAuthorization, st.hearAnswer),
@@ -223,12 +251,32 @@ func (st *authzState) register(sc stepContext) {
 		"registers a public client with the profile's redirect_uri at the advertised registration_endpoint": st.registrationControl,
 		"advertises a revocation_endpoint":                                                                  noContext(st.advertisesRevocation),
 		"advertises an introspection_endpoint":                                                              noContext(st.advertisesIntrospection),
+
+		// The authorization endpoint's own rules.
+		"takes the authorization request by GET": noContext(st.takesGET),
+		"answers with a code, ignoring the parameter it does not know": func(context.Context) error {
+			return st.answersWithCode(`authorization response to the valid request with ` + unknownParam + `=1 added (OAuth 2.1 3.1: "MUST ignore unrecognized request parameters")`)
+		},
+		"answers with a code, taking the uppercase scheme and host": func(context.Context) error {
+			return st.answersWithCode(`authorization response to the valid request naming the resource ` + upperResource(st.endpoint()) + ` (authorization.8.1: "SHOULD accept uppercase scheme and host components")`)
+		},
+		`answers with a code or the error response "invalid_scope"`:                                        noContext(st.codeOrInvalidScope),
+		"answers as it answered the request without scope":                                                 noContext(st.answeredAsWithout),
+		`answers a public client with the error response "invalid_request", if it requires code_challenge`: noContext(st.missingChallengeError),
+		"refused to register the plain http redirect_uri, or redirects no code to it":                      noContext(st.noCodeToPlain),
+		"answers the valid request with a page":                                                            noContext(st.answeredWithPage),
+		"forbids framing its page with Content-Security-Policy frame-ancestors":                            noContext(st.framingForbidden),
 	}.bind(sc, `^the authorization server `, `$`, nil)
 	stepTable{
 		" carries iss":                     noContext(st.responseCarriesIss),
 		" carries a code":                  noContext(st.responseCarriesCode),
 		" carries the state sent, exactly": noContext(st.stateEchoed),
 		"'s iss is the metadata's issuer":  noContext(st.issIsIssuer),
+
+		// The authorization endpoint's own rules (OAuth 2.1 2.3, 3.1, 4.1.2).
+		" carries each parameter once":                    noContext(st.paramsOnce),
+		" does not carry the code_challenge":              noContext(st.challengeHidden),
+		" keeps the query of the registered redirect_uri": noContext(st.keepsQuery),
 	}.bind(sc, `^the authorization response`, `$`, nil)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
 
@@ -272,6 +320,9 @@ func (st *authzState) register(sc stepContext) {
 		"response carries a refresh token other than the one presented":                 noContext(st.refreshRotated),
 		"response carries token_type and Cache-Control no-store":                        noContext(st.tokenResponseSafe),
 		"response says how long the access token lives":                                 noContext(st.tokenLifetime),
+
+		// PARAM-1 (OAuth 2.1 3.2).
+		"response carries each parameter once": noContext(st.tokenMembersOnce),
 	}.bind(sc, `^the token `, `$`, nil)
 }
 

@@ -1,7 +1,9 @@
 package steps
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"slices"
@@ -45,7 +47,7 @@ func (st *authzState) authorizationRefused() error {
 	}
 	switch {
 	case a.redirected && a.params.Get("code") != "":
-		return st.depart("authorization response", "a refusal (error=invalid_request)", "a code: "+a.location, a.ex)
+		return st.depart("authorization response", "a refusal: a redirect to the redirect_uri with error, or a 4xx", "a code: "+a.location, a.ex)
 	case a.redirected && a.params.Get("error") != "":
 		return nil
 	case a.status >= 400 && a.status < 500:
@@ -224,4 +226,77 @@ func (st *authzState) tokenRefusal(code, ifAtAll string) error {
 		return st.refusalIs(ifAtAll)
 	}
 	return st.tokenRefused(code)
+}
+
+// challengeHidden: the server "MUST NOT include the code_challenge value in
+// a response parameter in a form that entities other than the AS can
+// extract" (OAuth 2.1 4.1.2; RFC 7636 4.4). A parameter that contains it,
+// or decodes (base64url or base64, whole or between dots) to something
+// that contains it or the hash it encodes, gives it away.
+func (st *authzState) challengeHidden() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	challenge := st.authz.as.sent.Challenge
+	if challenge == "" {
+		return fmt.Errorf("no code_challenge sent")
+	}
+	hash, _ := base64.RawURLEncoding.DecodeString(challenge)
+	for k, vs := range a.params {
+		for _, v := range vs {
+			if how := carriesChallenge(v, challenge, hash); how != "" {
+				return st.depart("authorization response (OAuth 2.1 4.1.2: the code_challenge is not to be included \"in a form that entities other than the AS can extract\")",
+					"no parameter that carries the code_challenge", fmt.Sprintf("%s carries the code_challenge %s", k, how), a.ex)
+			}
+		}
+	}
+	return nil
+}
+
+// carriesChallenge says how v carries the challenge, or "".
+func carriesChallenge(v, challenge string, hash []byte) string {
+	if strings.Contains(v, challenge) {
+		return "verbatim"
+	}
+	for _, part := range append([]string{v}, strings.Split(v, ".")...) {
+		for _, enc := range []*base64.Encoding{base64.RawURLEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.StdEncoding} {
+			b, err := enc.DecodeString(part)
+			if err != nil {
+				continue
+			}
+			if bytes.Contains(b, []byte(challenge)) || len(hash) > 0 && bytes.Contains(b, hash) {
+				return "once base64-decoded"
+			}
+		}
+	}
+	return ""
+}
+
+// missingChallengeError: "If the server requires PKCE by OAuth public
+// clients and the client does not send the code_challenge in the request,
+// the authorization endpoint MUST return the authorization error response
+// with the error value set to invalid_request" (RFC 7636 4.4.1). A code
+// shows the server does not require it (PKCE-2 judges that); a refusal on a
+// page, not redirected, names no error to read.
+func (st *authzState) missingChallengeError() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	if st.Target.Profile.MCPAuthorization.ClientSecret() != "" {
+		return st.skip("the profile's client is confidential (mcp_authorization.client_secret_env), and RFC 7636 4.4.1 binds the server for public clients")
+	}
+	if err := st.undecided(a); err != nil {
+		return err
+	}
+	switch e := a.params.Get("error"); {
+	case a.redirected && e == "invalid_request":
+		return nil
+	case a.redirected && e != "":
+		return st.depart("authorization error response (RFC 7636 4.4.1)", "error=invalid_request for a request without code_challenge", a.describe(), a.ex)
+	case a.redirected && a.params.Get("code") != "":
+		return st.skip("the authorization server issued a code without code_challenge, so it does not require PKCE of this client, the case RFC 7636 4.4.1 is about (PKCE-2 judges it)")
+	}
+	return st.skip(fmt.Sprintf("the authorization endpoint answered %s, not a redirect, which names no error code to read (PKCE-2 judges the refusal)", a.describe()))
 }

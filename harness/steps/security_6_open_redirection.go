@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -51,13 +52,14 @@ func (st *authzState) refusalIs(code string) error {
 
 // stateEchoed: state is "REQUIRED if the state parameter was present in the
 // client authorization request. The exact value received from the client"
-// (OAuth 2.1 4.1.2 and 4.1.2.1).
+// (OAuth 2.1 4.1.2 and 4.1.2.1). A state repeated with the exact value is
+// PARAM-1's departure, not this one's.
 func (st *authzState) stateEchoed() error {
 	a, err := st.needAnswer()
 	if err != nil {
 		return err
 	}
-	if got := a.params["state"]; len(got) != 1 || got[0] != stateSent {
+	if got := a.params["state"]; len(got) == 0 || slices.ContainsFunc(got, func(s string) bool { return s != stateSent }) {
 		return st.depart("state of the authorization response (OAuth 2.1 4.1.2)", fmt.Sprintf("%q, exactly as sent", stateSent), stateSaid(got)+" in "+a.location, a.ex)
 	}
 	return nil
@@ -201,6 +203,61 @@ func (st *authzState) authorizationAnswered(ctx context.Context) error {
 	if a.status >= 400 {
 		return st.skip(fmt.Sprintf("the valid authorization request, without an Origin header, got HTTP %d from %s, so what the endpoint does for another origin says nothing; "+
 			"check the authorization server's authorization_endpoint and the profile's mcp_authorization keys", a.status, u))
+	}
+	return nil
+}
+
+// redirectQuery is the query REDIR-4's client registers its redirect URI
+// with, when the profile's has none: "The redirect URI MAY include an query
+// string component" (OAuth 2.1 2.3).
+const redirectQuery = "conform_registered=1"
+
+// queryClient is REDIR-4's client: the run's own when the profile's
+// redirect URI carries a query, else one it registers with the profile's
+// redirect URI and redirectQuery added. A server may refuse such a
+// registration; the rule then has nothing to judge.
+func (st *authzState) queryClient(ctx context.Context) error {
+	if err := st.publicClient(ctx); err != nil {
+		return err
+	}
+	u, err := url.Parse(st.redirectURI())
+	if err != nil {
+		return st.skip("mcp_authorization.redirect_uri is no URL: " + err.Error())
+	}
+	if u.RawQuery != "" {
+		return nil
+	}
+	u.RawQuery = redirectQuery
+	id, refused, err := st.registerOwn(ctx, []string{u.String()})
+	if err != nil {
+		return err
+	}
+	if refused != "" {
+		return st.skip(refused + ", so no client has a redirect URI with a query whose authorization response could keep it: " +
+			"set mcp_authorization.client_id to a client registered with a redirect URI that carries a query, and mcp_authorization.redirect_uri to that URI")
+	}
+	st.authz.as.clientID, st.authz.as.redirectURI = id, u.String()
+	return nil
+}
+
+// keepsQuery: the redirect URI's query "MUST be retained when adding
+// additional query parameters" (OAuth 2.1 2.3).
+func (st *authzState) keepsQuery() error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	u, err := url.Parse(st.redirectURI())
+	if err != nil {
+		return err
+	}
+	for k, vs := range u.Query() {
+		for _, v := range vs {
+			if !slices.Contains(a.params[k], v) {
+				return st.depart("authorization response (OAuth 2.1 2.3: the redirect URI's query \"MUST be retained\")",
+					fmt.Sprintf("%s=%s kept from the redirect_uri %s", k, v, st.redirectURI()), a.location, a.ex)
+			}
+		}
 	}
 	return nil
 }
