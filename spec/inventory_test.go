@@ -20,21 +20,18 @@ import (
 // may be named without existing; the list must shrink as they land (a
 // drafted ID the pack holds fails), and each must be named by the inventory.
 var drafted = []string{
-	"ASM-4", "ASM-5", "ASM-6", "ASM-7", "ASM-8",
 	"AUD-1",
 	"AUTHEP-1", "AUTHEP-2",
 	"AUTHREQ-1", "AUTHREQ-2",
 	"CANON-1",
-	"CHAL-4", "CHAL-5",
 	"CLIENTAUTH-1", "CLIENTAUTH-2", "CLIENTAUTH-3",
 	"CODE-3", "CODE-4",
 	"ERRSYN-1",
 	"FRAME-1",
-	"HANDLE-1", "HANDLE-2",
+	"HANDLE-2",
 	"INTROSPECT-1", "INTROSPECT-2", "INTROSPECT-3", "INTROSPECT-4",
 	"PARAM-1",
 	"PKCE-6", "PKCE-7", "PKCE-8",
-	"PRM-6", "PRM-7", "PRM-8",
 	"REDIR-4",
 	"REFRESH-6", "REFRESH-7", "REFRESH-8",
 	"REG-6", "REG-7", "REG-8", "REG-9", "REG-10", "REG-11", "REG-12", "REG-13",

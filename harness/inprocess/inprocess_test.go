@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,7 +18,8 @@ import (
 )
 
 // The reference host's gate (PRODUCT.md section 1.2): every scenario runs
-// against it and passes; none is left not run.
+// against it and passes; none is left not run but those its own choices
+// leave nothing to judge (choiceNotRun).
 var _ = Describe("The in-process reference host", func() {
 	var (
 		t    *target.Target
@@ -30,18 +32,26 @@ var _ = Describe("The in-process reference host", func() {
 		DeferCleanup(stop)
 	})
 
-	DescribeTable("passes every scenario of a pack, none left not run", func(ctx context.Context, pack string) {
+	DescribeTable("passes every scenario of a pack, none left not run but by its own choices", func(ctx context.Context, pack string) {
 		run, err := runner.Run(ctx, runner.Options{Target: t, Pack: pack})
 		Expect(err).NotTo(HaveOccurred())
 		var problems []string
+		byChoice := 0
 		for _, r := range run.Results {
-			if r.Status != outcome.Passed {
+			switch why, chosen := choiceNotRun[r.ID]; {
+			case r.Status == outcome.NotRun && chosen && strings.Contains(r.Reason, why):
+				byChoice++
+			case r.Status != outcome.Passed:
 				problems = append(problems, fmt.Sprintf("%s: %s %s %v", r.ID, r.Status, r.Reason, r.Departure))
 			}
 		}
 		Expect(problems).To(BeEmpty())
 		Expect(run.Results).To(HaveLen(mustCount(pack)))
-		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
+		want := outcome.ExitPassed
+		if byChoice > 0 {
+			want = outcome.ExitIncomplete
+		}
+		Expect(run.ExitCode()).To(Equal(want))
 	},
 		Entry("the source document", spec.Source),
 		Entry("MCP authorization", spec.Authorization),
@@ -75,4 +85,12 @@ func mustCount(pack string) int {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(all).NotTo(BeEmpty())
 	return len(all)
+}
+
+// choiceNotRun are the scenarios the reference host's own choices (PRODUCT.md
+// section 6) leave nothing to judge, each with the words its reason must
+// say: it is stateless, so it opens no session whose handle a request could
+// present without a token (HANDLE-1).
+var choiceNotRun = map[string]string{
+	"mcp-authorization/practices_2_4_2_session_handles.feature: A request in the session the server's own token was served in, without the token, answers 401": "opened no session",
 }

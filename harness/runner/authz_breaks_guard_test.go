@@ -47,20 +47,9 @@ func breakConstants(dir string) []string {
 // pack against it, and the guard fails while one that a test runs is still
 // listed.
 var awaitingScenario = map[string]bool{
-	"ChallengeRepeatsAttribute":         true,
-	"InvalidRequestUnauthorized":        true,
 	"ScopeChallengeIncremental":         true,
-	"SessionIsCredential":               true,
 	"SessionUnbound":                    true,
-	"MetadataEmptyArray":                true,
-	"MetadataPlainJWKS":                 true,
-	"MetadataWithoutScopes":             true,
 	"ErrorTextOutsideCharset":           true,
-	"EndpointWithFragment":              true,
-	"ASMetadataTextPlain":               true,
-	"ASMetadataEmptyArray":              true,
-	"ASMetadataWithoutScopes":           true,
-	"SigningAlgNone":                    true,
 	"AuthorizationGETRefused":           true,
 	"UnknownParamRefused":               true,
 	"ScopeOmittedWrongError":            true,

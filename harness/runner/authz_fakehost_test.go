@@ -159,30 +159,30 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		expectDeparture,
 		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, asAll(), "authorization_servers"),
 		Entry("no metadata to be found", fakeauthz.MetadataUndiscoverable,
-			[]string{azServers, azDiscoverable}, append(asAll(), azChallenged, azWellKnown, azOffline), "discovery.2"),
+			[]string{azServers, azDiscoverable}, append(asAll(), append(prmClaims, azChallenged, azWellKnown, azOffline)...), "discovery.2"),
 		Entry("metadata that is not JSON", fakeauthz.MetadataNotJSON,
-			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), azOffline), "a JSON object"),
+			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), append(prmClaims, azOffline)...), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken},
-			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz}, "HTTP status"),
+			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz, azChalOnceAnon, azSessionHandle}, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "Bearer challenge"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "Bearer challenge"),
 		Entry("a challenge without auth-params", fakeauthz.ChallengeWithoutParams,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "at least one auth-param"),
-		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, nil, "Bearer challenge"),
-		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, nil, "application/json"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "at least one auth-param"),
+		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "Bearer challenge"),
+		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, prmClaims, "application/json"),
 		Entry("a token in the query served", fakeauthz.QueryTokenAccepted, []string{azQuery}, nil, "expected 401"),
 		Entry("a token changed in its second half served", fakeauthz.TamperAccepted, []string{azTampered}, nil, "expected 401"),
 		Entry("no scope in the challenge", fakeauthz.ChallengeWithoutScope, []string{azChalScope}, nil, "scope"),
-		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, nil, "invalid_token"),
-		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, nil, "error"),
-		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "400 or 401"),
-		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid}, "expected 401"),
+		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "invalid_token"),
+		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "error"),
+		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "400 or 401"),
+		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid, azCodeUnknown, azChalOnceUnknown}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "HTTP status"),
-		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader}, "expected 403"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle}, "HTTP status"),
+		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope}, "expected 403"),
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
@@ -234,13 +234,13 @@ var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
 func asAll() []string {
-	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...)
+	return append([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, append(flowScenarios, asClaims...)...)
 }
 
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
 		expectDeparture,
-		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...), "discovery.3"),
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, append(flowScenarios, asClaims...)...), "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, flowScenarios, "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
@@ -322,9 +322,9 @@ var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRed
 	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
-	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
+	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token, but for the session it has not", func() {
 		run := runAuthz(fakeauthz.Speaks2026Only)
-		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
+		expectNotRun(run, []string{azSessionHandle}, "opened no session")
 		Expect(run.Revision).To(Equal("2026-07-28"))
 	})
 	It("names the earlier revision a server that keeps sessions took", func() {
@@ -343,7 +343,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves every authorization server check but discovery not run, naming the key, when the profile's issuer serves no metadata", func() {
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Profile.MCPAuthorization.Issuer = h.RS.URL + "/nowhere" })
 		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFound}), describeRun(run))
-		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, flowScenarios...)
+		notRun := append([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, append(flowScenarios, asClaims...)...)
 		slices.Sort(notRun)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(notRun), describeRun(run))
 		for _, r := range run.Results {
@@ -515,7 +515,8 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Credential = t.Tokens.Limited
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
-		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader,
+			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle}, "mcp_authorization.protected_request")
 	})
 	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
@@ -533,7 +534,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
 			t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true)
 		})
-		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azScope, azScopeHeader, azCodeScope}, "mcp_authorization.protected_request")
 	})
 })
 

@@ -116,6 +116,7 @@ func (st *authzState) register(sc stepContext) {
 		"the request that needs more scope":                                                         st.sendScoped,
 		"the request that needs authorization with the target's credential in the URI query string": st.sendWithQueryToken,
 		"a request the server answers on its own, without an Origin header":                         func(ctx context.Context) error { return st.probeWithOrigin(ctx, "") },
+		"the same request in its session, without the token":                                        st.sendInSessionWithoutToken,
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{
@@ -129,6 +130,7 @@ func (st *authzState) register(sc stepContext) {
 		"refuses the request that needs authorization, if at all, as MCP authorization does": st.usesMCPAuthorization,
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
+	sc.Step(`^the Bearer challenge's error code agrees with the HTTP status$`, st.errorCodeAgrees)
 
 	// The protected resource metadata (discovery.1, discovery.2; RFC 9728).
 	stepTable{
@@ -138,11 +140,14 @@ func (st *authzState) register(sc stepContext) {
 		"at the first well-known URI that serves it, the MCP endpoint's path first": st.tryWellKnown,
 	}.bind(sc, `^the protected resource metadata, found `, `$`, st.hearDocument)
 	stepTable{
-		" is a JSON object served with HTTP 200":                          noContext(st.metadataIsObject),
-		"'s authorization_servers holds at least one absolute URL":        noContext(st.metadataNamesServers),
-		"'s resource is the MCP endpoint's URL":                           noContext(st.resourceIsEndpoint),
-		"'s resource is the identifier its well-known URI was built from": noContext(st.resourceIsBuiltFrom),
-		`'s scopes_supported does not name "offline_access"`:              func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
+		" is a JSON object served with HTTP 200":                                                             noContext(st.metadataIsObject),
+		"'s authorization_servers holds at least one absolute URL":                                           noContext(st.metadataNamesServers),
+		"'s resource is the MCP endpoint's URL":                                                              noContext(st.resourceIsEndpoint),
+		"'s resource is the identifier its well-known URI was built from":                                    noContext(st.resourceIsBuiltFrom),
+		`'s scopes_supported does not name "offline_access"`:                                                 func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
+		" holds no empty array":                                                                              noContext(st.metadataNoEmptyArray),
+		"'s resource has no fragment, and its resource and jwks_uri use https unless their host is loopback": noContext(st.metadataURLs),
+		" lists scopes_supported":                                                                            noContext(st.metadataListsScopes),
 	}.bind(sc, `^the metadata`, `$`, nil)
 
 	// The authorization server metadata (discovery.3; RFC 8414).
@@ -160,6 +165,11 @@ func (st *authzState) register(sc stepContext) {
 		"'s client_id_metadata_document_supported is true":                                                      noContext(st.asCIMD),
 		" advertises authorization_response_iss_parameter_supported":                                            st.asAdvertisesIss,
 		" advertises authorization_response_iss_parameter_supported, if the authorization response carries iss": noContext(st.issAdvertisedWhenSent),
+		" is a JSON object served with HTTP 200 as application/json":                                            noContext(st.asServedAsJSON),
+		" holds no empty array": noContext(st.asNoEmptyArray),
+		" names its issuer without query or fragment, and its authorization and token endpoints without a fragment": noContext(st.asNoFragment),
+		" lists scopes_supported": noContext(st.asListsScopes),
+		" lists token endpoint signing algorithms for its JWT methods, and never none": noContext(st.asSigningAlgs),
 	}.bind(sc, `^the authorization server metadata`, `$`, nil)
 
 	// Registration (authorization.5; RFC 7591).
