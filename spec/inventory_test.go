@@ -40,8 +40,6 @@ var drafted = []string{
 	"TLS-3",
 	"TOKEP-1", "TOKEP-2",
 	"TOKRESP-2", "TOKRESP-3",
-	// The source pack's one: RFC 6750 3's attribute rules for the challenge.
-	"T401-9",
 }
 
 // inventoried matches a document an inventory restates, as a requirement's
