@@ -28,7 +28,6 @@ var drafted = []string{
 	"CODE-3", "CODE-4",
 	"ERRSYN-1",
 	"FRAME-1",
-	"HANDLE-2",
 	"INTROSPECT-1", "INTROSPECT-2", "INTROSPECT-3", "INTROSPECT-4",
 	"PARAM-1",
 	"PKCE-6", "PKCE-7", "PKCE-8",

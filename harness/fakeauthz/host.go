@@ -66,6 +66,10 @@ const (
 	ConfidentialSecret = "s3cret-for-conform"
 )
 
+// OtherUser is the subject of the target's token of another user, whom a
+// session opened for the credential's user is refused (unless SessionUnbound).
+const OtherUser = "conform-other-user"
+
 // SecondID is a second public client registered beforehand with the default
 // redirect URI, for a profile's second_client_id.
 const SecondID = "conform-second"
@@ -142,7 +146,7 @@ func (h *Host) MintFor(clientID, subject, resource, scope string) string {
 // Target is the target a profile for this fake would give: every request
 // needs a token (tools/list is the request that needs authorization, a
 // tools/call the one that needs more scope), tokens of every kind the pack
-// presents, and an approver that follows the authorization server's redirect
+// presents (another user's among them), and an approver that follows the authorization server's redirect
 // (it asks no person).
 func (h *Host) Target() *target.Target {
 	p := profile.Default(h.RS.URL)
@@ -156,6 +160,7 @@ func (h *Host) Target() *target.Target {
 		Expired:       h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, true),
 		OtherResource: h.Mint("https://other.example/mcp", ScopeTools+" "+ScopeWrite, false),
 		Limited:       h.Mint(h.Endpoint(), ScopeTools, false),
+		OtherUser:     h.MintFor("", OtherUser, h.Endpoint(), ScopeTools+" "+ScopeWrite),
 	}
 	t.ApproveAuthorization = approver(t.HTTP)
 	return t

@@ -59,7 +59,7 @@ var _ = Describe("The in-process reference host", func() {
 
 	It("offers everything the scenarios may need", func() {
 		for _, c := range []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval,
-			target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken} {
+			target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken, target.NeedsOtherUserToken} {
 			Expect(t.Lacks(c)).To(BeEmpty(), c)
 		}
 	})
@@ -90,7 +90,8 @@ func mustCount(pack string) int {
 // choiceNotRun are the scenarios the reference host's own choices (PRODUCT.md
 // section 6) leave nothing to judge, each with the words its reason must
 // say: it is stateless, so it opens no session whose handle a request could
-// present without a token (HANDLE-1).
+// present without a token (HANDLE-1) or with another user's (HANDLE-2).
 var choiceNotRun = map[string]string{
 	"mcp-authorization/practices_2_4_2_session_handles.feature: A request in the session the server's own token was served in, without the token, answers 401": "opened no session",
+	"mcp-authorization/practices_2_4_2_session_handles.feature: The session the server's own token was served in is refused to another user's token":           "opened no session",
 }

@@ -48,7 +48,6 @@ func breakConstants(dir string) []string {
 // listed.
 var awaitingScenario = map[string]bool{
 	"ScopeChallengeIncremental":         true,
-	"SessionUnbound":                    true,
 	"ErrorTextOutsideCharset":           true,
 	"AuthorizationGETRefused":           true,
 	"UnknownParamRefused":               true,

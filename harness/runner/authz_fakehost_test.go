@@ -181,7 +181,7 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle}, "HTTP status"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser}, "HTTP status"),
 		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope}, "expected 403"),
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
@@ -324,7 +324,7 @@ var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRed
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token, but for the session it has not", func() {
 		run := runAuthz(fakeauthz.Speaks2026Only)
-		expectNotRun(run, []string{azSessionHandle}, "opened no session")
+		expectNotRun(run, []string{azSessionHandle, azSessionOtherUser}, "opened no session")
 		Expect(run.Revision).To(Equal("2026-07-28"))
 	})
 	It("names the earlier revision a server that keeps sessions took", func() {
@@ -516,7 +516,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
 		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader,
-			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle}, "mcp_authorization.protected_request")
+			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser}, "mcp_authorization.protected_request")
 	})
 	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
@@ -108,6 +109,9 @@ func (st *authzState) register(sc stepContext) {
 	}
 	st.credentials["the target's credential, one character changed"] = noContext(st.tamperedCredential)
 	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
+	st.credentials["another user's token"] = func(context.Context) error {
+		return st.withToken(st.Target.Tokens.OtherUser, target.NeedsOtherUserToken)
+	}
 
 	// What the caller sends the MCP server, and what the server does with it
 	// (authorization.1.2, 9.2, 10, 11.1; transport.1).
@@ -117,6 +121,7 @@ func (st *authzState) register(sc stepContext) {
 		"the request that needs authorization with the target's credential in the URI query string": st.sendWithQueryToken,
 		"a request the server answers on its own, without an Origin header":                         func(ctx context.Context) error { return st.probeWithOrigin(ctx, "") },
 		"the same request in its session, without the token":                                        st.sendInSessionWithoutToken,
+		"the same request in its session, with another user's token":                                st.sendInSessionAsOtherUser,
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{

@@ -24,6 +24,9 @@ type Tokens struct {
 	OtherResourceUnproven string
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
+	// OtherUser is valid for the server, issued to another user than the
+	// target's credential (Security Best Practices 2.4.2).
+	OtherUser string
 	// Client is the client the run registered to obtain these tokens before
 	// the scenarios, which they reuse rather than register another; zero
 	// when the run registered none.
@@ -51,6 +54,7 @@ const (
 	NeedsExpiredToken          = "expired-token"
 	NeedsOtherResourceToken    = "other-resource-token"
 	NeedsLimitedToken          = "limited-token"
+	NeedsOtherUserToken        = "other-user-token"
 	// NeedsAuthorization marks what only a server that implements MCP
 	// authorization can be judged by; the steps find that out by asking it.
 	NeedsAuthorization = "authorization"
@@ -98,6 +102,10 @@ func (t *Target) lacksAuthorization(capability string) (string, bool) {
 	case NeedsLimitedToken:
 		if t.Tokens.Limited == "" {
 			return fmt.Sprintf("needs a token without the scope of mcp_authorization.scoped_request: set mcp_authorization.limited_token_env (now %q)", a.LimitedTokenEnv), true
+		}
+	case NeedsOtherUserToken:
+		if t.Tokens.OtherUser == "" {
+			return fmt.Sprintf("needs a valid token of another user than the credential's: set mcp_authorization.other_user_token_env (now %q)", a.OtherUserTokenEnv), true
 		}
 	default:
 		return "", false
