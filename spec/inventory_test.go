@@ -35,7 +35,6 @@ var drafted = []string{
 	"REFRESH-6", "REFRESH-7", "REFRESH-8",
 	"REG-6", "REG-7", "REG-8", "REG-9", "REG-10", "REG-11", "REG-12", "REG-13",
 	"REVOKE-1", "REVOKE-2", "REVOKE-3",
-	"SCOPE-4",
 	"TLS-3",
 	"TOKEP-1", "TOKEP-2",
 	"TOKRESP-2", "TOKRESP-3",

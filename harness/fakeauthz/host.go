@@ -10,7 +10,9 @@ package fakeauthz
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -130,6 +132,20 @@ func (h *Host) Mint(resource, scope string, expired bool) string {
 	return t
 }
 
+// mintReadable issues a token directly as a JWT (unsigned: only the fake
+// reads it back, by value) that says its audience and scope, as servers
+// issuing RFC 9068 access tokens do: a client can read the scope its
+// limited token holds.
+func (h *Host) mintReadable(resource, scope string) string {
+	body, _ := json.Marshal(map[string]any{"aud": resource, "scope": scope})
+	enc := base64.RawURLEncoding.EncodeToString
+	t := enc([]byte(`{"alg":"none"}`)) + "." + enc(body) + "." + random()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tokens[t] = grant{resource: resource, scope: scope}
+	return t
+}
+
 // MintFor issues a token directly for a client and a subject, as the
 // authorization server would have after that client's authorization by that
 // user: for ReauthorizationRevokes, a credential the run's later
@@ -159,7 +175,7 @@ func (h *Host) Target() *target.Target {
 	t.Tokens = target.Tokens{
 		Expired:       h.Mint(h.Endpoint(), ScopeTools+" "+ScopeWrite, true),
 		OtherResource: h.Mint("https://other.example/mcp", ScopeTools+" "+ScopeWrite, false),
-		Limited:       h.Mint(h.Endpoint(), ScopeTools, false),
+		Limited:       h.mintReadable(h.Endpoint(), ScopeTools),
 		OtherUser:     h.MintFor("", OtherUser, h.Endpoint(), ScopeTools+" "+ScopeWrite),
 	}
 	t.ApproveAuthorization = approver(t.HTTP)

@@ -90,8 +90,11 @@ func mustCount(pack string) int {
 // choiceNotRun are the scenarios the reference host's own choices (PRODUCT.md
 // section 6) leave nothing to judge, each with the words its reason must
 // say: it is stateless, so it opens no session whose handle a request could
-// present without a token (HANDLE-1) or with another user's (HANDLE-2).
+// present without a token (HANDLE-1) or with another user's (HANDLE-2); its
+// tokens are opaque, so the scope its limited token holds, which a step-up
+// adds to the challenged scopes, cannot be read (SCOPE-4).
 var choiceNotRun = map[string]string{
 	"mcp-authorization/practices_2_4_2_session_handles.feature: A request in the session the server's own token was served in, without the token, answers 401": "opened no session",
 	"mcp-authorization/practices_2_4_2_session_handles.feature: The session the server's own token was served in is refused to another user's token":           "opened no session",
+	"mcp-authorization/authorization_11_1_single_challenge.feature: The insufficient_scope challenge names every scope the operation needs at once":            "no JWT with a scope claim",
 }

@@ -47,7 +47,6 @@ func breakConstants(dir string) []string {
 // pack against it, and the guard fails while one that a test runs is still
 // listed.
 var awaitingScenario = map[string]bool{
-	"ScopeChallengeIncremental":         true,
 	"ErrorTextOutsideCharset":           true,
 	"AuthorizationGETRefused":           true,
 	"UnknownParamRefused":               true,

@@ -181,9 +181,9 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser}, "HTTP status"),
-		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope}, "expected 403"),
-		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce}, "HTTP status"),
+		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope, azScopeAtOnce}, "expected 403"),
+		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, []string{azScopeAtOnce}, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
 	)
@@ -229,7 +229,7 @@ const (
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -319,7 +319,7 @@ var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID, asLoo
 
 // codeScenarios are the scenarios that need a code the approval command got.
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token, but for the session it has not", func() {
@@ -516,7 +516,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ProtectedRequest = *t.Profile.MCPAuthorization.ScopedRequest
 		})
 		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader,
-			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser}, "mcp_authorization.protected_request")
+			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce}, "mcp_authorization.protected_request")
 	})
 	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
@@ -534,7 +534,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
 			t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true)
 		})
-		expectNotRun(run, []string{azScope, azScopeHeader, azCodeScope}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azScope, azScopeHeader, azCodeScope, azScopeAtOnce}, "mcp_authorization.protected_request")
 	})
 })
 

@@ -16,6 +16,7 @@ const (
 	azCodeUnknown       = "mcp-authorization/authorization_11_error_handling.feature: A refused token's error code agrees with the status: a token the server never issued"
 	azCodeScope         = "mcp-authorization/authorization_11_error_handling.feature: The error code of a refusal for scope agrees with the status"
 	azSessionHandle     = "mcp-authorization/practices_2_4_2_session_handles.feature: A request in the session the server's own token was served in, without the token, answers 401"
+	azScopeAtOnce       = "mcp-authorization/authorization_11_1_single_challenge.feature: The insufficient_scope challenge names every scope the operation needs at once"
 	azSessionOtherUser  = "mcp-authorization/practices_2_4_2_session_handles.feature: The session the server's own token was served in is refused to another user's token"
 	azPRMEmpty          = "mcp-authorization/discovery_2_protected_resource_metadata_claims.feature: The protected resource metadata omits claims with zero elements"
 	azPRMURLs           = "mcp-authorization/discovery_2_protected_resource_metadata_claims.feature: The protected resource metadata names its resource without a fragment, and https on hosts that are not loopback"
@@ -44,6 +45,7 @@ var _ = Describe("the mcp-authorization pack against a fake protected resource o
 		expectDeparture,
 		Entry("a challenge naming scope twice", fakeauthz.ChallengeRepeatsAttribute,
 			[]string{azChalOnceAnon, azChalOnceMalformed, azChalOnceUnknown}, nil, "scope more than once"),
+		Entry("one missing scope challenged at a time", fakeauthz.ScopeChallengeIncremental, []string{azScopeAtOnce}, nil, "names mcp:admin; the first named mcp:write only"),
 		Entry("invalid_request answered 401", fakeauthz.InvalidRequestUnauthorized, []string{azCodeMalformed}, nil, "RFC 6750 3.1"),
 		Entry("a session that stands in for the token", fakeauthz.SessionIsCredential, []string{azSessionHandle}, nil, "expected 401"),
 		Entry("a session served to another user's token", fakeauthz.SessionUnbound, []string{azSessionOtherUser}, nil, "a 4xx status"),

@@ -29,6 +29,8 @@ type authzProgress struct {
 	meta *document
 	// as is the scenario's progress with the authorization server.
 	as asFlow
+	// stepUp is what the scenario's step-up authorization asked for.
+	stepUp stepUp
 }
 
 // maxDocument bounds a metadata document read by the harness.
@@ -109,6 +111,7 @@ func (st *authzState) register(sc stepContext) {
 	}
 	st.credentials["the target's credential, one character changed"] = noContext(st.tamperedCredential)
 	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
+	st.credentials["a token holding the limited token's scope and the scope the challenge names"] = st.steppedUpToken
 	st.credentials["another user's token"] = func(context.Context) error {
 		return st.withToken(st.Target.Tokens.OtherUser, target.NeedsOtherUserToken)
 	}
@@ -133,6 +136,7 @@ func (st *authzState) register(sc stepContext) {
 		"refuses the request as malformed: 400 or 401, with a Bearer challenge":              noContext(st.refusedAsMalformed),
 		"refuses the request 403, insufficient permissions":                                  noContext(st.refusedForScope),
 		"refuses the request that needs authorization, if at all, as MCP authorization does": st.usesMCPAuthorization,
+		"serves the request, or challenges for no scope the first challenge left out":        noContext(st.noLaterScope),
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
 	sc.Step(`^the Bearer challenge's error code agrees with the HTTP status$`, st.errorCodeAgrees)
