@@ -21,7 +21,8 @@ Feature: discovery.2 Protected resource metadata claims
   # fragment component"; jwks_uri: "This URL MUST use the https scheme".
   @PRM-7 @id:protected-resource-metadata-urls-https-without-fragment
   Scenario: The protected resource metadata names its resource without a fragment, and https on hosts that are not loopback
-    Then the metadata's resource has no fragment, and its resource and jwks_uri use https unless their host is loopback
+    Then the metadata's resource has no fragment
+    And the metadata's resource and jwks_uri use https unless on a loopback host
 
   # RFC 9728 2: "scopes_supported: RECOMMENDED."
   @PRM-8 @id:protected-resource-metadata-lists-scopes-supported

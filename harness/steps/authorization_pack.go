@@ -149,14 +149,15 @@ func (st *authzState) register(sc stepContext) {
 		"at the first well-known URI that serves it, the MCP endpoint's path first": st.tryWellKnown,
 	}.bind(sc, `^the protected resource metadata, found `, `$`, st.hearDocument)
 	stepTable{
-		" is a JSON object served with HTTP 200":                                                             noContext(st.metadataIsObject),
-		"'s authorization_servers holds at least one absolute URL":                                           noContext(st.metadataNamesServers),
-		"'s resource is the MCP endpoint's URL":                                                              noContext(st.resourceIsEndpoint),
-		"'s resource is the identifier its well-known URI was built from":                                    noContext(st.resourceIsBuiltFrom),
-		`'s scopes_supported does not name "offline_access"`:                                                 func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
-		" holds no empty array":                                                                              noContext(st.metadataNoEmptyArray),
-		"'s resource has no fragment, and its resource and jwks_uri use https unless their host is loopback": noContext(st.metadataURLs),
-		" lists scopes_supported":                                                                            noContext(st.metadataListsScopes),
+		" is a JSON object served with HTTP 200":                          noContext(st.metadataIsObject),
+		"'s authorization_servers holds at least one absolute URL":        noContext(st.metadataNamesServers),
+		"'s resource is the MCP endpoint's URL":                           noContext(st.resourceIsEndpoint),
+		"'s resource is the identifier its well-known URI was built from": noContext(st.resourceIsBuiltFrom),
+		`'s scopes_supported does not name "offline_access"`:              func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
+		" holds no empty array":                                           noContext(st.metadataNoEmptyArray),
+		"'s resource has no fragment":                                     noContext(st.metadataResourceNoFragment),
+		"'s resource and jwks_uri use https unless on a loopback host":    noContext(st.metadataURLs),
+		" lists scopes_supported":                                         noContext(st.metadataListsScopes),
 	}.bind(sc, `^the metadata`, `$`, nil)
 
 	// The authorization server metadata (discovery.3; RFC 8414).

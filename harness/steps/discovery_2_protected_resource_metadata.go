@@ -268,19 +268,29 @@ func (st *authzState) metadataNoEmptyArray() error {
 	return nil
 }
 
-// metadataURLs is PRM-7 (RFC 9728 2): the resource "uses the https scheme
-// and has no fragment component", and of jwks_uri "This URL MUST use the
-// https scheme". As TLS-2 does, plain http on a loopback host is noted, not
-// judged: test deployments live there (TLS-1).
+// metadataResourceNoFragment is PRM-7's first half: the resource is a URL
+// that "has no fragment component" (RFC 9728 2).
+func (st *authzState) metadataResourceNoFragment() error {
+	d, err := st.needMetadata()
+	if err != nil {
+		return err
+	}
+	if r, ok := d.object["resource"].(string); ok && strings.Contains(r, "#") {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "a resource without a fragment", fmt.Sprintf("resource %s has a fragment", r), d.ex)
+	}
+	return nil
+}
+
+// metadataURLs is PRM-7's second half (RFC 9728 2): the resource "uses the
+// https scheme", and of jwks_uri "This URL MUST use the https scheme". As
+// TLS-2 does, plain http on a loopback host is noted, not judged: test
+// deployments live there (TLS-1).
 func (st *authzState) metadataURLs() error {
 	d, err := st.needMetadata()
 	if err != nil {
 		return err
 	}
 	var bad, loopback []string
-	if r, ok := d.object["resource"].(string); ok && strings.Contains(r, "#") {
-		bad = append(bad, fmt.Sprintf("resource %s has a fragment", r))
-	}
 	for _, k := range []string{"resource", "jwks_uri"} {
 		raw, _ := d.object[k].(string)
 		u, err := url.Parse(raw)
@@ -294,8 +304,7 @@ func (st *authzState) metadataURLs() error {
 		}
 	}
 	if len(bad) > 0 {
-		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "a resource without a fragment, and https for resource and jwks_uri",
-			strings.Join(bad, "; "), d.ex)
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "https for resource and jwks_uri", strings.Join(bad, "; "), d.ex)
 	}
 	if len(loopback) > 0 {
 		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
