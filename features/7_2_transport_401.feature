@@ -51,6 +51,23 @@ Feature: 7.2 Transport failure: 401 on /mcp
     Then the HTTP status is 401
     And the reply is the same as "anonymous privileged call" in status, challenge and body
 
+  # RFC 6750 3: "The "realm" attribute MUST NOT appear more than once", the
+  # same of scope, of error, error_description and error_uri; their values in
+  # the characters the section allows.
+  @T401-9 @id:401-challenge-names-each-attribute-once
+  Scenario: The 401 challenge names each of its attributes at most once, in the characters RFC 6750 allows
+    # A premise: T401-1 and T401-5 judge the status.
+    Given that the HTTP status is 401
+    Then the Bearer challenge names each RFC 6750 attribute at most once, in the characters RFC 6750 allows
+
+  @T401-9 @id:401-challenge-rejected-credential-names-each-attribute-once
+  Scenario: The 401 challenge to an unknown credential names each of its attributes at most once, in the characters RFC 6750 allows
+    Given a caller presenting the Authorization header "Bearer conform-unknown-credential-7f3a9"
+    When the caller sends "tools/list"
+    # A premise: T401-7 judges the status.
+    Given that the HTTP status is 401
+    Then the Bearer challenge names each RFC 6750 attribute at most once, in the characters RFC 6750 allows
+
   @T401-8 @id:401-body-served-json
   Scenario: The 401 body is served as JSON
     Then the HTTP status is 401

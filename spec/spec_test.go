@@ -25,7 +25,7 @@ var requirementTag = regexp.MustCompile(`^@[A-Z][A-Z0-9]*-[0-9]+$`)
 // capabilities are the @needs-* tags a target knows how to meet or refuse.
 var capabilities = []string{target.NeedsCredential, target.NeedsPeer, target.NeedsClock, target.NeedsTime, target.NeedsApproval,
 	target.NeedsAuthorizationApproval, target.NeedsExpiredToken, target.NeedsOtherResourceToken, target.NeedsLimitedToken,
-	target.NeedsAuthorization}
+	target.NeedsAuthorization, target.NeedsOtherUserToken}
 
 var _ = Describe("the packs", func() {
 	It("loads every pack, the source document first, with IDs no two packs share", func() {

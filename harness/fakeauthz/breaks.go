@@ -6,7 +6,7 @@ type Break string
 
 // The departures of the MCP server (the protected resource).
 const (
-	// MetadataWithoutServers serves authorization_servers empty (PRM-1).
+	// MetadataWithoutServers serves no authorization_servers (PRM-1).
 	MetadataWithoutServers Break = "metadata-without-servers"
 	// MetadataUndiscoverable names no resource_metadata in the challenge
 	// and serves no well-known document (PRM-2).

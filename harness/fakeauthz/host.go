@@ -10,7 +10,9 @@ package fakeauthz
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -68,6 +70,10 @@ const (
 	ConfidentialID     = "conform-confidential"
 	ConfidentialSecret = "s3cret-for-conform"
 )
+
+// OtherUser is the subject of the target's token of another user, whom a
+// session opened for the credential's user is refused (unless SessionUnbound).
+const OtherUser = "conform-other-user"
 
 // SecondID is a second public client registered beforehand with the default
 // redirect URI, for a profile's second_client_id.
@@ -133,6 +139,20 @@ func (h *Host) Mint(resource, scope string, expired bool) string {
 	return t
 }
 
+// mintReadable issues a token directly as a JWT (unsigned: only the fake
+// reads it back, by value) that says its audience and scope, as servers
+// issuing RFC 9068 access tokens do: a client can read the scope its
+// limited token holds.
+func (h *Host) mintReadable(resource, scope string) string {
+	body, _ := json.Marshal(map[string]any{"aud": resource, "scope": scope})
+	enc := base64.RawURLEncoding.EncodeToString
+	t := enc([]byte(`{"alg":"none"}`)) + "." + enc(body) + "." + random()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tokens[t] = grant{resource: resource, scope: scope}
+	return t
+}
+
 // MintFor issues a token directly for a client and a subject, as the
 // authorization server would have after that client's authorization by that
 // user: for ReauthorizationRevokes, a credential the run's later
@@ -149,7 +169,7 @@ func (h *Host) MintFor(clientID, subject, resource, scope string) string {
 // Target is the target a profile for this fake would give: every request
 // needs a token (tools/list is the request that needs authorization, a
 // tools/call the one that needs more scope), tokens of every kind the pack
-// presents, and an approver that follows the authorization server's redirect
+// presents (another user's among them), and an approver that follows the authorization server's redirect
 // (it asks no person).
 func (h *Host) Target() *target.Target {
 	p := profile.Default(h.rsURL)
@@ -164,7 +184,8 @@ func (h *Host) Target() *target.Target {
 		// Minted expired: the evidence TOK-4 needs, as a profile states it.
 		ExpiredAt:     time.Now(),
 		OtherResource: h.Mint("https://other.example/mcp", ScopeTools+" "+ScopeWrite, false),
-		Limited:       h.Mint(h.Endpoint(), ScopeTools, false),
+		Limited:       h.mintReadable(h.Endpoint(), ScopeTools),
+		OtherUser:     h.MintFor("", OtherUser, h.Endpoint(), ScopeTools+" "+ScopeWrite),
 	}
 	t.ApproveAuthorization = approver(t.HTTP)
 	return t

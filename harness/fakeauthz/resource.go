@@ -76,7 +76,8 @@ func (h *Host) serveMetadata(w http.ResponseWriter) {
 		"bearer_methods_supported": []string{"header"},
 	}
 	if h.breaks[MetadataWithoutServers] {
-		doc["authorization_servers"] = []string{}
+		// Left out, not served empty: an empty array would break PRM-6 too.
+		delete(doc, "authorization_servers")
 	}
 	if h.breaks[ResourceIsOrigin] {
 		doc["resource"] = h.rsURL

@@ -143,6 +143,10 @@ const (
 	// GateReadsFirstName judges gate 1 on the first "name" of a tools/call
 	// whose params name two tools, and dispatches the last (AUTH-3).
 	GateReadsFirstName Break = "gate-reads-first-name"
+	// ChallengeRealmRepeated names realm twice in every 401's challenge
+	// (T401-9; RFC 6750 3: "The "realm" attribute MUST NOT appear more than
+	// once").
+	ChallengeRealmRepeated Break = "challenge-realm-repeated"
 )
 
 // MCPBreaks returns every MCP-side departure, in the order declared.
@@ -161,6 +165,6 @@ func MCPBreaks() []Break {
 		PathToolsUnknown, ListedStatAnswers404, NothingAfterPath, RejectedCredentialReachesPolicy,
 		ProviderBeforePolicy, NotFoundBeforePolicy, DotDotOpensPath, DecodesAfterPolicy,
 		ContentToolsMissing, BatchGatedByFirst, EmptyHeaderAnonymous, QueryCredentialAccepted,
-		CredentialClosesOpenPath, CapabilitiesOnlyStat, GateReadsFirstName,
+		CredentialClosesOpenPath, CapabilitiesOnlyStat, GateReadsFirstName, ChallengeRealmRepeated,
 	}
 }

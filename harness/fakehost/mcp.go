@@ -229,8 +229,11 @@ func (h *Host) unauthorized(w http.ResponseWriter, r *http.Request, id json.RawM
 	// the source fixes only the scheme and resource_metadata, so the header
 	// differs by cause while the body does not.
 	extra := ""
+	if h.broken(ChallengeRealmRepeated) {
+		extra = `, realm="fake"`
+	}
 	if why == causeCredential {
-		extra = `, error="invalid_token"`
+		extra += `, error="invalid_token"`
 	}
 	switch {
 	case h.broken(ChallengeMissing):

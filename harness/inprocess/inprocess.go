@@ -106,7 +106,8 @@ func Start(ctx context.Context) (*target.Target, func(), error) {
 // moves past its lifetime; a device-grant credential never expires (source
 // section 2), so nothing else the suite holds is touched. The limited token
 // is a member's: it may make the profile's privileged write, which shows it
-// valid, and lacks the scope of a delete, the request that needs more.
+// valid, and lacks the scope of a delete, the request that needs more; it is
+// also the token of another user than the credential's.
 func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manual, ownerSecret string) error {
 	t.Tokens.OtherResource = t.PeerCredential
 	base := t.Profile.Target
@@ -134,6 +135,10 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 		"name": "afs_delete", "arguments": map[string]any{"path": t.Profile.Paths.Writable},
 	}}
 	t.Tokens.Limited, _ = limited["access_token"].(string)
+	t.Tokens.LimitedScope, _ = limited["scope"].(string)
+	// The member is another user than the owner whose credential the run
+	// holds, and the member's token is valid: it is the other user's too.
+	t.Tokens.OtherUser = t.Tokens.Limited
 	return nil
 }
 

@@ -374,6 +374,25 @@ var _ = Describe("Client", func() {
 			Expect(reqs[6].header.Get("Authorization")).To(Equal("Bearer a"))
 		})
 
+		It("sends in another auth value's session, opening none of its own, and sends nothing when that one has none", func() {
+			c := legacy(host)
+			_, ok, err := c.CallInSession(context.Background(), "", "Bearer a", "tools/list", nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeFalse())
+			Expect(host.requests()).To(BeEmpty())
+
+			call(c, "Bearer a", "tools/list", nil)
+			r, ok, err := c.CallInSession(context.Background(), "", "Bearer a", "tools/list", nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(ok).To(BeTrue())
+			Expect(r.Status).To(Equal(http.StatusOK))
+			reqs := host.requests()
+			Expect(reqs).To(HaveLen(4))
+			Expect(reqs[3].msg.Method).To(Equal("tools/list"))
+			Expect(reqs[3].header.Get("Mcp-Session-Id")).To(Equal("sess-1"))
+			Expect(reqs[3].header.Values("Authorization")).To(BeEmpty())
+		})
+
 		It("shakes hands once when many calls start together", func() {
 			c := legacy(host)
 			var wg sync.WaitGroup

@@ -41,6 +41,11 @@ type MCPAuthorization struct {
 	IntrospectionEndpoint        string `yaml:"introspection_endpoint"`
 	IntrospectionClientID        string `yaml:"introspection_client_id"`
 	IntrospectionClientSecretEnv string `yaml:"introspection_client_secret_env"`
+	// OtherUserTokenEnv names an environment variable holding a valid token
+	// the server's authorization server issued to another user than the
+	// target's credential's, for the rule that a session handle is refused
+	// to any other principal (Security Best Practices 2.4.2).
+	OtherUserTokenEnv string `yaml:"other_user_token_env"`
 	// OtherResource is another resource the same authorization server
 	// issues tokens for; with the authorization approval command the suite
 	// obtains a token for it (RFC 8707) when other_resource_token_env gives
@@ -182,6 +187,9 @@ func (a MCPAuthorization) SecondClientSecret() string { return env(a.SecondClien
 
 // LimitedToken is a token without the scope ScopedRequest needs, or "".
 func (a MCPAuthorization) LimitedToken() string { return env(a.LimitedTokenEnv) }
+
+// OtherUserToken is a valid token of another user than the credential's, or "".
+func (a MCPAuthorization) OtherUserToken() string { return env(a.OtherUserTokenEnv) }
 
 // Scoped is the request that needs more scope than the limited token has.
 func (a MCPAuthorization) Scoped() Request {

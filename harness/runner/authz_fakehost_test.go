@@ -167,31 +167,31 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		expectDeparture,
 		Entry("no authorization server", fakeauthz.MetadataWithoutServers, []string{azServers}, asAll(), "authorization_servers"),
 		Entry("no metadata to be found", fakeauthz.MetadataUndiscoverable,
-			[]string{azServers, azDiscoverable}, append(asAll(), azChallenged, azWellKnown, azOffline), "discovery.2"),
+			[]string{azServers, azDiscoverable}, append(asAll(), append(prmClaims, azChallenged, azWellKnown, azOffline)...), "discovery.2"),
 		Entry("metadata that is not JSON", fakeauthz.MetadataNotJSON,
-			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), azOffline), "a JSON object"),
+			[]string{azServers, azDiscoverable, azChallenged, azWellKnown}, append(asAll(), append(prmClaims, azOffline)...), "a JSON object"),
 		Entry("a resource that is the origin", fakeauthz.ResourceIsOrigin, []string{azChallenged, azWellKnown}, nil, "RFC 9728 3.3"),
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken},
-			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz}, "HTTP status"),
+			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz, azChalOnceAnon, azSessionHandle}, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "Bearer challenge"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "Bearer challenge"),
 		Entry("a challenge without auth-params", fakeauthz.ChallengeWithoutParams,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, []string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, "at least one auth-param"),
-		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, nil, "Bearer challenge"),
-		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, nil, "application/json"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "at least one auth-param"),
+		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "Bearer challenge"),
+		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, prmClaims, "application/json"),
 		Entry("a token in the query served", fakeauthz.QueryTokenAccepted, []string{azQuery}, nil, "expected 401"),
 		Entry("a token changed in its second half served", fakeauthz.TamperAccepted, []string{azTampered}, nil, "expected 401"),
 		Entry("no scope in the challenge", fakeauthz.ChallengeWithoutScope, []string{azChalScope}, nil, "scope"),
-		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, nil, "invalid_token"),
-		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, nil, "error"),
-		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "400 or 401"),
-		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid}, "expected 401"),
+		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "invalid_token"),
+		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "error"),
+		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "400 or 401"),
+		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid, azCodeUnknown, azChalOnceUnknown}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "HTTP status"),
-		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader}, "expected 403"),
-		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce}, "HTTP status"),
+		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope, azScopeAtOnce}, "expected 403"),
+		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, []string{azScopeAtOnce}, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
 		Entry("the Origin ignored", fakeauthz.OriginIgnored, []string{azOrigin}, nil, "expected 403"),
 	)
@@ -237,18 +237,18 @@ const (
 // flowScenarios are the scenarios that run the code flow with a registered client.
 var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
 func asAll() []string {
-	return slices.Concat([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios)
+	return slices.Concat([]string{asFound, asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios, asClaims)
 }
 
 var _ = Describe("the mcp-authorization pack against a fake authorization server with one departure", func() {
 	DescribeTable("fails exactly the scenarios of the broken requirement, with the requirement named",
 		expectDeparture,
-		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, slices.Concat([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios), "discovery.3"),
+		Entry("no metadata", fakeauthz.ASMetadataMissing, []string{asFound}, slices.Concat([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios, asClaims), "discovery.3"),
 		Entry("another issuer", fakeauthz.ASIssuerMismatch, []string{asIssuer, asIssError, asIssSuccess}, nil, "issuer"),
 		Entry("no authorization endpoint", fakeauthz.ASEndpointsMissing, []string{asFound}, append(slices.Clone(flowScenarios), regDistinct), "authorization_endpoint"),
 		Entry("S256 not advertised", fakeauthz.S256NotAdvertised, []string{asS256}, nil, "S256"),
@@ -329,12 +329,12 @@ var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID, asLoo
 
 // codeScenarios are the scenarios that need a code the approval command got.
 var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
-	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {
+	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token, but for the session it has not", func() {
 		run := runAuthz(fakeauthz.Speaks2026Only)
-		expectAuthzCompliant(run)
+		expectNotRun(run, []string{azSessionHandle, azSessionOtherUser}, "opened no session")
 		Expect(run.Revision).To(Equal("2026-07-28"))
 	})
 	It("names the earlier revision a server that keeps sessions took", func() {
@@ -350,7 +350,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 	It("leaves every authorization server check but discovery not run, naming the key, when the profile's issuer serves no metadata", func() {
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) { t.Profile.MCPAuthorization.Issuer = h.RS.URL + "/nowhere" })
 		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{asFound}), describeRun(run))
-		notRun := slices.Concat([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios)
+		notRun := slices.Concat([]string{asIssuer, asS256, asCIMD, asRegistration, asRegHTTP, asRegFragment, asTLS}, registerScenarios, flowScenarios, asClaims)
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(withInapplicable(notRun, nil)), describeRun(run))
 		for _, r := range run.Results {
 			switch r.Status {
@@ -527,7 +527,8 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		})
 		// SCOPE-1 and SCOPE-3 pass: 403 insufficient_scope is the answer
 		// they ask for (issue 21 item 3e).
-		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery,
+			azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce}, "mcp_authorization.protected_request")
 	})
 	It("leaves TOK-5 not run when the token obtained for another resource is not shown to be bound to it", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
@@ -545,7 +546,7 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
 			t.Tokens.Limited = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, true)
 		})
-		expectNotRun(run, []string{azScope, azScopeHeader}, "mcp_authorization.protected_request")
+		expectNotRun(run, []string{azScope, azScopeHeader, azCodeScope, azScopeAtOnce}, "mcp_authorization.protected_request")
 	})
 })
 

@@ -34,6 +34,7 @@ var departures = map[fakehost.Break]departure{
 		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
 		expected: []string{`resource_metadata="{base}/.well-known/oauth-protected-resource"`},
 		actual:   []string{"no such header"},
+		notRun:   []string{t401Once, t401OnceUnknown},
 	},
 	fakehost.ChallengeWithoutResourceMetadata: {
 		fails:    []string{t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, diagRejected, diagAnonymous, diagPeer},
@@ -79,6 +80,7 @@ var departures = map[fakehost.Break]departure{
 		fails:    []string{authPrivileged, epLookupLast, authEveryPrivileged, authListed, authGateOrder, shapeGates, t401Challenge, t401Unknown, t401Empty, t401EmptyHeader, t401Basic, t401NoScheme, t401OffList, t401Peer, t401JSON, diagAnonymous, authQuery, authTwoNamesFirst},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+		notRun:   []string{t401Once},
 	},
 	fakehost.OffAllowlistAllowed: {
 		fails:    []string{authOffLogging, authOffPing, authOffDiscover, authOffCompletion, authOffRead, authOffPromptsGet, authOffUnknown, t401OffList},
@@ -99,6 +101,7 @@ var departures = map[fakehost.Break]departure{
 		fails:    []string{t401Unknown, authPeer, authCredentialOrder, t401Peer, diagRejected, diagPeer},
 		expected: []string{"401"},
 		actual:   []string{"HTTP 200 with a JSON-RPC result"},
+		notRun:   []string{t401OnceUnknown},
 	},
 	fakehost.MalformedCredentialAnonymous: {
 		fails:    []string{t401Basic, t401Empty, t401EmptyHeader, t401NoScheme},
@@ -220,7 +223,7 @@ var departures = map[fakehost.Break]departure{
 			afsParent, diagSucceeds, diagAnonymous, diagCredential, diagClosed, diagOwnerClosed, diagProvider, diagMissing, authOpenRead, authOpenList, authOpenStat},
 		expected: []string{"tools/list, asked by the same caller, names afs_read", "a name the host does not know answers 401"},
 		actual:   []string{"tools/list names echo", "the unknown name conform_unlisted_tool_0 answered HTTP 200 with a JSON-RPC result"},
-		notRun:   []string{authEveryListed, svcCapsRead, svcCapsList, authBatch, authQuery, authTwoNamesFirst, authTwoNamesLast},
+		notRun:   []string{authEveryListed, svcCapsRead, svcCapsList, authBatch, authQuery, authTwoNamesFirst, authTwoNamesLast, t401Once},
 	},
 	fakehost.ListedStatAnswers404: {
 		fails:    []string{authEveryListed, svcStat, authEveryAllowlisted, shapeCaps, afsAdmittedStat, afsOwnerStat, afsMissingStat, diagProvider, svcCapsRead, svcCapsList, authOpenStat},
@@ -291,6 +294,11 @@ var departures = map[fakehost.Break]departure{
 		fails:    []string{svcCapsRead, svcCapsList},
 		expected: []string{`include "read"`},
 		actual:   []string{"[stat]"},
+	},
+	fakehost.ChallengeRealmRepeated: {
+		fails:    []string{t401Once, t401OnceUnknown},
+		expected: []string{"realm, scope, error, error_description and error_uri each at most once"},
+		actual:   []string{"realm more than once"},
 	},
 	fakehost.GateReadsFirstName: {
 		fails:    []string{authTwoNamesFirst},

@@ -33,6 +33,8 @@ const (
 	t401OffList          = "7_2_transport_401.feature: An anonymous method off the allowlist answers the same 401"
 	t401Peer             = "7_2_transport_401.feature: A credential from another host instance answers the same 401"
 	t401JSON             = "7_2_transport_401.feature: The 401 body is served as JSON"
+	t401Once             = "7_2_transport_401.feature: The 401 challenge names each of its attributes at most once, in the characters RFC 6750 allows"
+	t401OnceUnknown      = "7_2_transport_401.feature: The 401 challenge to an unknown credential names each of its attributes at most once, in the characters RFC 6750 allows"
 	afsAdmittedRead      = "7_4_in_call_failures.feature: A read of a closed path by a caller the method allowlist admits answers AFS_FORBIDDEN"
 	afsAdmittedList      = "7_4_in_call_failures.feature: A list of a closed path by a caller the method allowlist admits answers AFS_FORBIDDEN"
 	afsAdmittedStat      = "7_4_in_call_failures.feature: A stat of a closed path by a caller the method allowlist admits answers AFS_FORBIDDEN"

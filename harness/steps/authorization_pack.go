@@ -9,6 +9,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
@@ -28,6 +29,8 @@ type authzProgress struct {
 	meta *document
 	// as is the scenario's progress with the authorization server.
 	as asFlow
+	// stepUp is what the scenario's step-up authorization asked for.
+	stepUp stepUp
 }
 
 // maxDocument bounds a metadata document read by the harness.
@@ -115,6 +118,10 @@ func (st *authzState) register(sc stepContext) {
 	}
 	st.credentials["the target's credential, one character changed"] = noContext(st.tamperedCredential)
 	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
+	st.credentials["a token holding the limited token's scope and the scope the challenge names"] = st.steppedUpToken
+	st.credentials["another user's token"] = func(context.Context) error {
+		return st.withToken(st.Target.Tokens.OtherUser, target.NeedsOtherUserToken)
+	}
 
 	// What the caller sends the MCP server, and what the server does with it
 	// (authorization.1.2, 9.2, 10, 11.1; transport.1).
@@ -123,6 +130,8 @@ func (st *authzState) register(sc stepContext) {
 		"the request that needs more scope":                                                         st.sendScoped,
 		"the request that needs authorization with the target's credential in the URI query string": st.sendWithQueryToken,
 		"a request the server answers on its own, without an Origin header":                         func(ctx context.Context) error { return st.probeWithOrigin(ctx, "") },
+		"the same request in its session, without the token":                                        st.sendInSessionWithoutToken,
+		"the same request in its session, with another user's token":                                st.sendInSessionAsOtherUser,
 	}.bind(sc, `^the caller sends `, `$`, nil)
 	sc.Step(`^the caller sends the same request with the Origin "([^"]*)"$`, st.probeWithOrigin)
 	stepTable{
@@ -135,8 +144,10 @@ func (st *authzState) register(sc stepContext) {
 		"refuses the request 403, insufficient permissions":                                     noContext(st.refusedForScope),
 		"refuses the request that needs authorization, if at all, as MCP authorization does":    st.usesMCPAuthorization,
 		"serves the request that needs authorization with the access token the client obtained": st.obtainedServed,
+		"serves the request, or challenges for no scope the first challenge left out":           noContext(st.noLaterScope),
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
+	sc.Step(`^the Bearer challenge's error code agrees with the HTTP status$`, st.errorCodeAgrees)
 
 	// The protected resource metadata (discovery.1, discovery.2; RFC 9728).
 	stepTable{
@@ -151,6 +162,10 @@ func (st *authzState) register(sc stepContext) {
 		"'s resource is the MCP endpoint's URL":                           noContext(st.resourceIsEndpoint),
 		"'s resource is the identifier its well-known URI was built from": noContext(st.resourceIsBuiltFrom),
 		`'s scopes_supported does not name "offline_access"`:              func(context.Context) error { return st.scopesSupportedLacks("offline_access") },
+		" holds no empty array":                                           noContext(st.metadataNoEmptyArray),
+		"'s resource has no fragment":                                     noContext(st.metadataResourceNoFragment),
+		"'s resource and jwks_uri use https unless on a loopback host":    noContext(st.metadataURLs),
+		" lists scopes_supported":                                         noContext(st.metadataListsScopes),
 	}.bind(sc, `^the metadata`, `$`, nil)
 
 	// The authorization server metadata (discovery.3; RFC 8414).
@@ -168,6 +183,11 @@ func (st *authzState) register(sc stepContext) {
 		"'s client_id_metadata_document_supported is true":                                                      noContext(st.asCIMD),
 		" advertises authorization_response_iss_parameter_supported":                                            st.asAdvertisesIss,
 		" advertises authorization_response_iss_parameter_supported, if the authorization response carries iss": noContext(st.issAdvertisedWhenSent),
+		" is a JSON object served with HTTP 200 as application/json":                                            noContext(st.asServedAsJSON),
+		" holds no empty array": noContext(st.asNoEmptyArray),
+		" names its issuer without query or fragment, and its authorization and token endpoints without a fragment": noContext(st.asNoFragment),
+		" lists scopes_supported": noContext(st.asListsScopes),
+		" lists token endpoint signing algorithms for its JWT methods, and never none": noContext(st.asSigningAlgs),
 	}.bind(sc, `^the authorization server metadata`, `$`, nil)
 
 	// Registration (authorization.5; RFC 7591).

@@ -27,6 +27,7 @@ func (st *State) registerCore(sc stepContext) {
 	sc.Step(`^the HTTP status is (\d+|a 4xx)$`, st.statusIs)
 	sc.Step(`^the "([^"]*)" header begins with "([^"]*)"$`, st.headerBegins)
 	sc.Step(`^the "([^"]*)" header is a Bearer challenge(?: whose resource_metadata is "([^"]*)"| with error "([^"]*)", a scope and a resource_metadata)?$`, st.bearerChallenge)
+	sc.Step(`^the Bearer challenge names each RFC 6750 attribute at most once(, in the characters RFC 6750 allows)?$`, st.challengeAttributes)
 	sc.Step(`^the body is a JSON object whose "([^"]*)" is "([^"]*)"$`, st.bodyField)
 	sc.Step(`^the reply is remembered as "([^"]*)"$`, st.remember)
 	sc.Step(`^the reply is the same as "([^"]*)" in status, challenge and body$`, st.sameAs)
@@ -136,6 +137,82 @@ func (st *State) bearerChallenge(header, resourceMetadata, wantErr string) error
 	}
 	return nil
 }
+
+// onceOnly are the attributes RFC 6750 section 3 (and OAuth 2.1 5.3.1)
+// allows once in a challenge: "The realm attribute MUST NOT appear more
+// than once", the same of scope, and "The error, error_description, and
+// error_uri attributes MUST NOT appear more than once". Other auth-params
+// (resource_metadata) are another document's.
+var onceOnly = []string{"realm", "scope", "error", "error_description", "error_uri"}
+
+// challengeAttributes judges the last reply's Bearer challenge by RFC 6750
+// section 3: each of its attributes at most once and, when charset is set,
+// each value in the characters the section allows. A reply without a Bearer
+// challenge to read leaves it not run: the rules on the challenge itself
+// judge that.
+func (st *State) challengeAttributes(charset string) error {
+	h, err := st.needLast()
+	if err != nil {
+		return err
+	}
+	values := h.header.Values("WWW-Authenticate")
+	c := bearerIn(values)
+	if c == nil || len(c.Params) == 0 {
+		return st.skip(fmt.Sprintf("the reply (%s) carries no Bearer challenge with auth-params to read; the rules on the challenge itself judge that", h.describe()))
+	}
+	var twice []string
+	for _, name := range c.Repeated {
+		if slices.Contains(onceOnly, name) {
+			twice = append(twice, name)
+		}
+	}
+	if len(twice) > 0 {
+		return st.depart("WWW-Authenticate header (RFC 6750 3, OAuth 2.1 5.3.1)", "realm, scope, error, error_description and error_uri each at most once",
+			fmt.Sprintf("%s more than once: %s", strings.Join(twice, ", "), strings.Join(values, ", ")), h.lastExchange())
+	}
+	if charset == "" {
+		return nil
+	}
+	if bad := outsideCharset(c.Params); len(bad) > 0 {
+		return st.depart("WWW-Authenticate header (RFC 6750 3)", "scope, error, error_description and error_uri in the characters RFC 6750 3 allows",
+			strings.Join(bad, "; ")+": "+strings.Join(values, ", "), h.lastExchange())
+	}
+	return nil
+}
+
+// outsideCharset names the attributes of a Bearer challenge whose values
+// RFC 6750 section 3 forbids: scope tokens outside "%x21 / %x23-5B /
+// %x5D-7E", error and error_description outside "%x20-21 / %x23-5B /
+// %x5D-7E", an error_uri that is no URI-reference (RFC 3986 4.1).
+func outsideCharset(params map[string]string) []string {
+	allowed := func(s string, space bool) bool {
+		for _, r := range s {
+			if !(r == 0x21 || r >= 0x23 && r <= 0x5B || r >= 0x5D && r <= 0x7E || space && r == 0x20) {
+				return false
+			}
+		}
+		return true
+	}
+	var bad []string
+	// The scope's tokens are separated by spaces (scope-token *( SP
+	// scope-token )).
+	if v, ok := params["scope"]; ok && !allowed(v, true) {
+		bad = append(bad, fmt.Sprintf("scope %q", v))
+	}
+	for _, k := range []string{"error", "error_description"} {
+		if v, ok := params[k]; ok && !allowed(v, true) {
+			bad = append(bad, fmt.Sprintf("%s %q", k, v))
+		}
+	}
+	if v, ok := params["error_uri"]; ok && !uriReference.MatchString(v) {
+		bad = append(bad, fmt.Sprintf("error_uri %q", v))
+	}
+	return bad
+}
+
+// uriReference is the characters of an RFC 3986 URI-reference, percent
+// signs only before two hex digits.
+var uriReference = regexp.MustCompile(`^(?:[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$`)
 
 // bearerIn returns the first Bearer challenge of WWW-Authenticate values.
 func bearerIn(values []string) *wire.Challenge {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -236,4 +238,101 @@ func (st *authzState) resourceIsBuiltFrom() error {
 		}
 	}
 	return st.depart("resource of the metadata at "+d.url+" (RFC 9728 3.3)", "one of "+quoteAll(want), fmt.Sprintf("%q", r), d.ex)
+}
+
+// emptyArrays names the members of a metadata document that are arrays with
+// no element, in order: "Claims with zero elements MUST be omitted from the
+// response" (RFC 9728 3.2, RFC 8414 3.2). Elements are an array's (RFC 8259
+// section 5); an empty string or object is not judged.
+func emptyArrays(doc map[string]any) []string {
+	var empty []string
+	for k, v := range doc {
+		if a, ok := v.([]any); ok && len(a) == 0 {
+			empty = append(empty, k)
+		}
+	}
+	slices.Sort(empty)
+	return empty
+}
+
+// metadataNoEmptyArray is PRM-6 (RFC 9728 3.2).
+func (st *authzState) metadataNoEmptyArray() error {
+	d, err := st.needMetadata()
+	if err != nil {
+		return err
+	}
+	if empty := emptyArrays(d.object); len(empty) > 0 {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 3.2: \"Claims with zero elements MUST be omitted\")",
+			"no claim with zero elements", strings.Join(empty, ", ")+" an empty array", d.ex)
+	}
+	return nil
+}
+
+// metadataResourceNoFragment is PRM-7's first half: the resource is a URL
+// that "has no fragment component" (RFC 9728 2).
+func (st *authzState) metadataResourceNoFragment() error {
+	d, err := st.needMetadata()
+	if err != nil {
+		return err
+	}
+	if r, ok := d.object["resource"].(string); ok && strings.Contains(r, "#") {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "a resource without a fragment", fmt.Sprintf("resource %s has a fragment", r), d.ex)
+	}
+	return nil
+}
+
+// metadataURLs is PRM-7's second half (RFC 9728 2): the resource "uses the
+// https scheme", and of jwks_uri "This URL MUST use the https scheme". As
+// TLS-2 does, plain http on a loopback host is noted, not judged: test
+// deployments live there (TLS-1).
+func (st *authzState) metadataURLs() error {
+	d, err := st.needMetadata()
+	if err != nil {
+		return err
+	}
+	var bad, loopback []string
+	for _, k := range []string{"resource", "jwks_uri"} {
+		raw, _ := d.object[k].(string)
+		u, err := url.Parse(raw)
+		if err != nil || u.Scheme != "http" {
+			continue
+		}
+		if oauthclient.LoopbackHost(u.Hostname()) {
+			loopback = append(loopback, k)
+		} else {
+			bad = append(bad, fmt.Sprintf("%s %s is plain http on a host that is not loopback", k, raw))
+		}
+	}
+	if len(bad) > 0 {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "https for resource and jwks_uri", strings.Join(bad, "; "), d.ex)
+	}
+	if len(loopback) > 0 {
+		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
+	}
+	return nil
+}
+
+// metadataListsScopes is PRM-8 (RFC 9728 2: "scopes_supported:
+// RECOMMENDED"): the member is there, as a JSON array. An empty one is
+// PRM-6's.
+func (st *authzState) metadataListsScopes() error {
+	d, err := st.needMetadata()
+	if err != nil {
+		return err
+	}
+	if _, ok := d.object["scopes_supported"].([]any); !ok {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2: \"scopes_supported: RECOMMENDED\")",
+			"scopes_supported, a JSON array", memberText(d.object, "scopes_supported"), d.ex)
+	}
+	return nil
+}
+
+// memberText says what a document's member is: its JSON, or that it is
+// absent.
+func memberText(doc map[string]any, k string) string {
+	v, ok := doc[k]
+	if !ok {
+		return k + " absent"
+	}
+	return k + " " + wire.JSONText(v)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -170,6 +173,106 @@ func (st *authzState) asHTTPS() error {
 	}
 	if len(loopback) > 0 {
 		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
+	}
+	return nil
+}
+
+// asServedAsJSON is ASM-5: "A successful response MUST use the 200 OK HTTP
+// status code and return a JSON object using the "application/json"
+// content type" (RFC 8414 3.2). Discovery took the first 200 with a JSON
+// object, whatever its type, so the type is what is left to judge.
+func (st *authzState) asServedAsJSON() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	ct := md.Reply.Header.Get("Content-Type")
+	if mt, _, _ := mime.ParseMediaType(ct); md.Reply.Status != http.StatusOK || md.Reply.JSON == nil || mt != "application/json" {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 3.2)", "HTTP 200 with a JSON object, Content-Type application/json",
+			fmt.Sprintf("HTTP %d, Content-Type %q", md.Reply.Status, ct), md.Reply.Exchange)
+	}
+	return nil
+}
+
+// asNoEmptyArray is ASM-6 (RFC 8414 3.2: "Claims with zero elements MUST be
+// omitted from the response").
+func (st *authzState) asNoEmptyArray() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if empty := emptyArrays(md.Reply.JSON); len(empty) > 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 3.2: \"Claims with zero elements MUST be omitted\")",
+			"no claim with zero elements", strings.Join(empty, ", ")+" an empty array", md.Reply.Exchange)
+	}
+	return nil
+}
+
+// asNoFragment is ASM-4: the issuer "has no query or fragment components"
+// (RFC 8414 2, RFC 9207 2), and "The authorization endpoint URL MUST NOT
+// include a fragment component", nor the token endpoint's (OAuth 2.1 3.1,
+// 3.2). A query is allowed in the endpoints, not in the issuer.
+func (st *authzState) asNoFragment() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	var bad []string
+	if iss := md.String("issuer"); strings.ContainsAny(iss, "?#") {
+		bad = append(bad, fmt.Sprintf("issuer %s has a query or fragment", iss))
+	}
+	for _, k := range []string{"authorization_endpoint", "token_endpoint"} {
+		if u := md.String(k); strings.Contains(u, "#") {
+			bad = append(bad, fmt.Sprintf("%s %s has a fragment", k, u))
+		}
+	}
+	if len(bad) > 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2, OAuth 2.1 3.1, 3.2)",
+			"an issuer without query or fragment, endpoints without a fragment", strings.Join(bad, "; "), md.Reply.Exchange)
+	}
+	return nil
+}
+
+// asListsScopes is ASM-7 (RFC 8414 2: "scopes_supported: RECOMMENDED"): the
+// member is there, as a JSON array. An empty one is ASM-6's.
+func (st *authzState) asListsScopes() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	if _, ok := md.Reply.JSON["scopes_supported"].([]any); !ok {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2: \"scopes_supported: RECOMMENDED\")",
+			"scopes_supported, a JSON array", memberText(md.Reply.JSON, "scopes_supported"), md.Reply.Exchange)
+	}
+	return nil
+}
+
+// asSigningAlgs is ASM-8, RFC 8414 2 of
+// token_endpoint_auth_signing_alg_values_supported: "This metadata entry
+// MUST be present if either of these authentication methods are specified
+// in the "token_endpoint_auth_methods_supported" entry" (private_key_jwt,
+// client_secret_jwt), and "The value "none" MUST NOT be used".
+func (st *authzState) asSigningAlgs() error {
+	md, err := st.needAS()
+	if err != nil {
+		return err
+	}
+	const algs = "token_endpoint_auth_signing_alg_values_supported"
+	var bad []string
+	if slices.Contains(md.Strings(algs), "none") {
+		bad = append(bad, algs+" lists none")
+	}
+	if _, present := md.Reply.JSON[algs]; !present {
+		for _, m := range md.Strings("token_endpoint_auth_methods_supported") {
+			if m == "private_key_jwt" || m == "client_secret_jwt" {
+				bad = append(bad, "token_endpoint_auth_methods_supported lists "+m+" and "+algs+" is absent")
+				break
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return st.depart("authorization server metadata at "+md.URL+" (RFC 8414 2)",
+			algs+" without none, present when a JWT method is offered", strings.Join(bad, "; "), md.Reply.Exchange)
 	}
 	return nil
 }

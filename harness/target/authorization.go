@@ -28,6 +28,12 @@ type Tokens struct {
 	OtherResourceUnproven string
 	// Limited lacks the scope the profile's scoped request needs.
 	Limited string
+	// LimitedScope is the scope Limited holds, when the harness knows it
+	// from the token response that issued it (RFC 6749 5.1), "" otherwise.
+	LimitedScope string
+	// OtherUser is valid for the server, issued to another user than the
+	// target's credential (Security Best Practices 2.4.2).
+	OtherUser string
 	// Client is the client the run registered to obtain these tokens before
 	// the scenarios, which they use as their second client, one they never
 	// authorize again, so that the credential survives an authorization
@@ -61,6 +67,7 @@ const (
 	NeedsExpiredToken          = "expired-token"
 	NeedsOtherResourceToken    = "other-resource-token"
 	NeedsLimitedToken          = "limited-token"
+	NeedsOtherUserToken        = "other-user-token"
 	// NeedsAuthorization marks what only a server that implements MCP
 	// authorization can be judged by; the steps find that out by asking it.
 	NeedsAuthorization = "authorization"
@@ -108,6 +115,10 @@ func (t *Target) lacksAuthorization(capability string) (string, bool) {
 	case NeedsLimitedToken:
 		if t.Tokens.Limited == "" {
 			return fmt.Sprintf("needs a token without the scope of mcp_authorization.scoped_request: set mcp_authorization.limited_token_env (now %q)", a.LimitedTokenEnv), true
+		}
+	case NeedsOtherUserToken:
+		if t.Tokens.OtherUser == "" {
+			return fmt.Sprintf("needs a valid token of another user than the credential's: set mcp_authorization.other_user_token_env (now %q)", a.OtherUserTokenEnv), true
 		}
 	default:
 		return "", false

@@ -78,7 +78,7 @@ func FromProfile(p profile.Profile) *Target {
 		t.ApproveAuthorization = CommandAuthorizationApprover(cmd, p.Target)
 	}
 	a := p.MCPAuthorization
-	t.Tokens = Tokens{Expired: a.ExpiredToken(), ExpiredAt: a.ExpiredAt(), OtherResource: a.OtherResourceToken(), Limited: a.LimitedToken()}
+	t.Tokens = Tokens{Expired: a.ExpiredToken(), ExpiredAt: a.ExpiredAt(), OtherResource: a.OtherResourceToken(), Limited: a.LimitedToken(), OtherUser: a.OtherUserToken()}
 	return t
 }
 

@@ -111,10 +111,12 @@ var _ = Describe("the mcp-authorization capabilities", func() {
 		Expect(t.Lacks(target.NeedsExpiredToken)).To(ContainSubstring("mcp_authorization.expired_token_env"))
 		Expect(t.Lacks(target.NeedsOtherResourceToken)).To(ContainSubstring("mcp_authorization.other_resource_token_env"))
 		Expect(t.Lacks(target.NeedsLimitedToken)).To(ContainSubstring("mcp_authorization.limited_token_env"))
-		t.Tokens = target.Tokens{Expired: "e", OtherResource: "o", Limited: "l"}
+		Expect(t.Lacks(target.NeedsOtherUserToken)).To(ContainSubstring("mcp_authorization.other_user_token_env"))
+		t.Tokens = target.Tokens{Expired: "e", OtherResource: "o", Limited: "l", OtherUser: "u"}
 		Expect(t.Lacks(target.NeedsExpiredToken)).To(BeEmpty())
 		Expect(t.Lacks(target.NeedsOtherResourceToken)).To(BeEmpty())
 		Expect(t.Lacks(target.NeedsLimitedToken)).To(BeEmpty())
+		Expect(t.Lacks(target.NeedsOtherUserToken)).To(BeEmpty())
 	})
 
 	It("passes the authorization URL and the target to the approval command as arguments and reads the redirect it prints last", func() {

@@ -1,14 +1,22 @@
 package wire
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Challenge is one auth challenge of a WWW-Authenticate header (RFC 9110
 // section 11.6.1): a scheme and its auth-params.
 type Challenge struct {
 	// Scheme is the auth-scheme as sent (compare it case-insensitively).
 	Scheme string
-	// Params are the auth-params, names in lower case.
+	// Params are the auth-params, names in lower case; a name sent more
+	// than once keeps its last value.
 	Params map[string]string
+	// Repeated are the names (lower case) sent more than once, each once,
+	// in the order their second occurrence came: RFC 6750 section 3 allows
+	// realm, scope, error, error_description and error_uri once each.
+	Repeated []string
 }
 
 // ParseChallenges reads a WWW-Authenticate value that may hold several
@@ -64,6 +72,9 @@ func ParseChallenges(v string) []Challenge {
 					e = len(rest)
 				}
 				val, rest = rest[:e], rest[e:]
+			}
+			if _, seen := cur.Params[name]; seen && !slices.Contains(cur.Repeated, name) {
+				cur.Repeated = append(cur.Repeated, name)
 			}
 			cur.Params[name] = val
 			s = rest

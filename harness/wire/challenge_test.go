@@ -33,6 +33,9 @@ var _ = Describe("ParseChallenges", func() {
 				{Scheme: "Negotiate", Params: map[string]string{}},
 				{Scheme: "Bearer", Params: map[string]string{"resource_metadata": "https://h/m"}},
 			}),
+		Entry("a name sent more than once: its last value, and the name among the repeated",
+			`Bearer scope="a", Scope="b", realm=x, scope="c", realm=y`,
+			[]wire.Challenge{{Scheme: "Bearer", Params: map[string]string{"scope": "c", "realm": "y"}, Repeated: []string{"scope", "realm"}}}),
 		Entry("nothing", ``, []wire.Challenge(nil)),
 	)
 
