@@ -111,8 +111,8 @@ var awaitingScenario = map[string]bool{
 	"ConfidentialRegistration":          true,
 	"RefreshOnlyOfflineAccess":          true,
 	"NoAuthorization":                   true,
-	"CodeReplayRevokes":                 true,
-	"RotationReplayRevokes":             true,
+	"CodeReplayKeepsTokens":             true,
+	"RotationReplayKeepsGrant":          true,
 	"JWTAccessTokens":                   true,
 }
 
