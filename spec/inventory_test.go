@@ -26,8 +26,6 @@ var drafted = []string{
 	"AUTHREQ-1", "AUTHREQ-2",
 	"CANON-1",
 	"CHAL-4", "CHAL-5",
-	"CLIENTAUTH-1", "CLIENTAUTH-2", "CLIENTAUTH-3",
-	"CODE-3", "CODE-4",
 	"ERRSYN-1",
 	"FRAME-1",
 	"HANDLE-1", "HANDLE-2",
@@ -36,13 +34,10 @@ var drafted = []string{
 	"PKCE-6", "PKCE-7", "PKCE-8",
 	"PRM-6", "PRM-7", "PRM-8",
 	"REDIR-4",
-	"REFRESH-6", "REFRESH-7", "REFRESH-8",
 	"REG-6", "REG-7", "REG-8", "REG-9", "REG-10", "REG-11", "REG-12", "REG-13",
 	"REVOKE-1", "REVOKE-2", "REVOKE-3",
 	"SCOPE-4",
 	"TLS-3",
-	"TOKEP-1", "TOKEP-2",
-	"TOKRESP-2", "TOKRESP-3",
 	// The source pack's one: RFC 6750 3's attribute rules for the challenge.
 	"T401-9",
 }

@@ -54,7 +54,7 @@ func runAuthzWith(change func(*fakeauthz.Host, *target.Target), breaks ...fakeau
 	DeferCleanup(h.Close)
 	t := h.Target()
 	change(h, t)
-	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: publicClientTags})
 	Expect(err).NotTo(HaveOccurred())
 	return run
 }
@@ -127,7 +127,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 	It("has the authorization server accept three registrations in a whole run", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
-		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: publicClientTags})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(3))
@@ -137,7 +137,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: h.Issuer() + "/", ID: fakeauthz.ConfidentialID}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: publicClientTags})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(2))
@@ -147,7 +147,7 @@ var _ = Describe("the mcp-authorization pack against a fake that chooses unlike 
 		DeferCleanup(h.Close)
 		t := h.Target()
 		t.Tokens.Client = target.RegisteredClient{Issuer: "https://elsewhere.example", ID: "not-here"}
-		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
+		run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: publicClientTags})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(withStatus(run, outcome.Passed)).To(HaveLen(len(run.Results)), describeRun(run))
 		Expect(h.Registered()).To(Equal(3))
@@ -177,11 +177,13 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, nil, "invalid_token"),
 		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, nil, "error"),
 		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, nil, "400 or 401"),
-		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid}, "expected 401"),
+		// A revoked token is one the server no longer knows: served, CODE-3
+		// (a SHOULD) sees no revocation.
+		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered, tkCodeReplay}, []string{azChalInvalid}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader}, "HTTP status"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, tkCodeReplay, tkInvalidReplay}, "HTTP status"),
 		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader}, "expected 403"),
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, nil, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
@@ -227,9 +229,9 @@ const (
 )
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
-var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
+var flowScenarios = append([]string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}, tokenScenarios...)
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -264,16 +266,16 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
 		Entry("a token response caches may store", fakeauthz.TokenCacheable, []string{asTokenResp}, nil, "no-store"),
-		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),
-		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
-		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
+		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, []string{tkCodeReplay}, "invalid_grant"),
+		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, []string{tkRotationReplay, tkRefreshScope}, "OAuth 2.1"),
+		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, []string{tkRotationReplay}, "OAuth 2.1 3.2.4"),
 		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess, asIssSuccess3}, []string{asIssAdvert}, "iss"),
 		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
 		Entry("registration answered 200 without a client_id", fakeauthz.RegistrationBroken, []string{asRegistration}, append([]string{asRegHTTP, asRegFragment}, flowScenarios...), "RFC 7591"),
 		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, []string{asRegistration, asRegHTTP, asRegFragment}, flowScenarios, "registration at"),
 		Entry("a refresh that obtains a token for another resource", fakeauthz.RefreshRetargets, []string{asRetarget}, nil, "other-resource.conform.invalid"),
-		Entry("every refresh refused", fakeauthz.RefreshRefused, []string{asRotated}, []string{asReplay, asRefreshClient, asWider, asRetarget}, "access_token"),
+		Entry("every refresh refused", fakeauthz.RefreshRefused, []string{asRotated}, append([]string{asReplay, asRefreshClient, asWider, asRetarget}, tokenRefreshScenarios...), "access_token"),
 		Entry("a CORS preflight allowed at the authorization endpoint", fakeauthz.CORSPreflightAllowed, []string{asCORS}, nil, "cors-probe.conform.invalid"),
 	)
 })
@@ -318,8 +320,8 @@ var regScenarios = []string{asRegistration, asRegHTTP, asRegFragment}
 var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID, asLoopback}
 
 // codeScenarios are the scenarios that need a code the approval command got.
-var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}
+var codeScenarios = append([]string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget}, tokenScenarios...)
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token", func() {

@@ -31,6 +31,10 @@ type asFlow struct {
 	sent oauthclient.AuthorizationRequest
 	// second is the second client, when the scenario has one.
 	second string
+	// newest is the refresh token the first refresh returned.
+	newest string
+	// controlScope is the scope a refresh compares its own with.
+	controlScope string
 }
 
 // scopeChoice is the scope the run's authorization requests ask for, chosen

@@ -108,6 +108,7 @@ func (st *authzState) register(sc stepContext) {
 	}
 	st.credentials["the target's credential, one character changed"] = noContext(st.tamperedCredential)
 	st.credentials["the target's credential, or an anonymous caller when the profile has none"] = noContext(st.credentialOrAnonymous)
+	st.credentials["the access token the code was redeemed for"] = noContext(st.withRedeemedToken)
 
 	// What the caller sends the MCP server, and what the server does with it
 	// (authorization.1.2, 9.2, 10, 11.1; transport.1).
@@ -121,6 +122,7 @@ func (st *authzState) register(sc stepContext) {
 	stepTable{
 		"serves the request that needs authorization with the target's credential":           st.controlServed,
 		"serves the request that needs authorization with that token":                        st.limitedServed,
+		"serves the caller the request that needs authorization":                             st.callerServed,
 		"refuses the request that needs authorization without a token":                       st.refusedWithoutToken,
 		"answers neither 401 nor 403":                                                        noContext(st.originControl),
 		"serves the request: HTTP 2xx":                                                       noContext(st.served),
@@ -228,6 +230,7 @@ func (st *authzState) register(sc stepContext) {
 		"redeemed the code for a token":                             hearing(st.redeemedForToken, st.hearToken),
 		"redeemed the code for a refresh token":                     hearing(st.redeemedForRefresh, st.hearToken),
 		"refreshed with the refresh token once":                     hearing(st.refreshedOnce, st.hearToken),
+		"holds a client secret":                                     st.holdsSecret,
 	}.bind(sc, `^the client `, `$`, nil)
 	stepTable{
 		" again":                 func(ctx context.Context) error { return st.redeem(ctx, nil) },
@@ -238,23 +241,39 @@ func (st *authzState) register(sc stepContext) {
 		" with a redirect_uri that extends the registered one's path": func(ctx context.Context) error {
 			return st.redeem(ctx, func(f url.Values) { f.Set("redirect_uri", extended(f.Get("redirect_uri"))) })
 		},
-		" as the second client": st.redeemAsSecond,
+		" as the second client":                       st.redeemAsSecond,
+		" with its code_verifier":                     func(ctx context.Context) error { return st.redeem(ctx, nil) },
+		" with an unrecognized parameter added":       st.redeemWithUnknownParam,
+		" with its client secret in the request body": st.redeemSecretInBody,
+		" without its client secret":                  func(ctx context.Context) error { return st.redeemAuthenticated(ctx, oauthclient.Secret{}) },
+		" with a wrong client secret":                 st.redeemWrongSecret,
+		" with a wrong client secret in HTTP Basic":   st.redeemWrongBasic,
 	}.bind(sc, `^the client redeems the code`, `$`, st.hearToken)
 	stepTable{
-		"with the refresh token":                      st.refreshOnce,
-		"with the same refresh token again":           st.refreshOnce,
-		"asking for a scope it was never granted":     st.refreshWider,
-		"naming another resource than the MCP server": st.refreshOtherResource,
-		"with the refresh token as the second client": st.refreshAsSecond,
+		"with the refresh token":                            st.refreshOnce,
+		"with the same refresh token again":                 st.refreshOnce,
+		"asking for a scope it was never granted":           st.refreshWider,
+		"naming another resource than the MCP server":       st.refreshOtherResource,
+		"with the refresh token as the second client":       st.refreshAsSecond,
+		"with an empty scope":                               st.refreshWithEmptyScope,
+		"with the refresh token, one character changed":     st.refreshChanged,
+		"with the refresh token the first refresh returned": st.refreshNewest,
+		"asking for part of the scope granted":              st.refreshPartOfScope,
 	}.bind(sc, `^the client refreshes `, `$`, st.hearToken)
 	sc.Step(`^the token endpoint refuses the request(?: with "([^"]+)"|, if at all, with "([^"]+)")?$`, st.tokenRefusal)
 	stepTable{
-		"endpoint issues an access token":                                               noContext(st.tokenIssued),
-		"endpoint refuses the refresh, or issues no scope it was never granted":         noContext(st.refreshNotWider),
-		"endpoint refuses the refresh, or issues a token that is not for that resource": noContext(st.refreshNotRetargeted),
-		"response carries a refresh token other than the one presented":                 noContext(st.refreshRotated),
-		"response carries token_type and Cache-Control no-store":                        noContext(st.tokenResponseSafe),
-		"response says how long the access token lives":                                 noContext(st.tokenLifetime),
+		"endpoint issues an access token":                                                noContext(st.tokenIssued),
+		"endpoint refuses the refresh, or issues no scope it was never granted":          noContext(st.refreshNotWider),
+		"endpoint refuses the refresh, or issues a token that is not for that resource":  noContext(st.refreshNotRetargeted),
+		"response carries a refresh token other than the one presented":                  noContext(st.refreshRotated),
+		"response carries token_type and Cache-Control no-store":                         noContext(st.tokenResponseSafe),
+		"response says how long the access token lives":                                  noContext(st.tokenLifetime),
+		"endpoint issues an access token with the scope the refresh without it obtained": noContext(st.issuedAsWithoutScope),
+		"endpoint refuses the client":                                                    noContext(st.clientRefused),
+		"endpoint answers 401 with a Basic challenge":                                    noContext(st.basicChallenged),
+		"response, if a success, carries an access_token":                                noContext(st.accessTokenCarried),
+		"response names its scope, if the token grants another than was asked":           noContext(st.scopeNamedWhenOther),
+		"response's scope is the whole scope of the refresh token replaced":              noContext(st.refreshTokenScopeKept),
 	}.bind(sc, `^the token `, `$`, nil)
 }
 
