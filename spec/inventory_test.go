@@ -26,7 +26,6 @@ var drafted = []string{
 	"AUTHREQ-1", "AUTHREQ-2",
 	"CANON-1",
 	"CHAL-4", "CHAL-5",
-	"ERRSYN-1",
 	"FRAME-1",
 	"HANDLE-1", "HANDLE-2",
 	"INTROSPECT-1", "INTROSPECT-2", "INTROSPECT-3", "INTROSPECT-4",

@@ -55,7 +55,6 @@ var awaitingScenario = map[string]bool{
 	"MetadataEmptyArray":                true,
 	"MetadataPlainJWKS":                 true,
 	"MetadataWithoutScopes":             true,
-	"ErrorTextOutsideCharset":           true,
 	"EndpointWithFragment":              true,
 	"ASMetadataTextPlain":               true,
 	"ASMetadataEmptyArray":              true,

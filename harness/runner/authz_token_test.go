@@ -29,13 +29,16 @@ const (
 	tkRefreshScope   = "mcp-authorization/security_2_token_issuance.feature: A new refresh token keeps the scope of the one it replaces"
 	tkCodeReplay     = "mcp-authorization/security_4_code_replay.feature: After a code's second redemption, the access token of its first is refused"
 	tkInvalidReplay  = "mcp-authorization/security_4_code_replay.feature: A replayed code with a wrong code_verifier does not revoke the tokens of its first redemption"
+	tkChallengeText  = "mcp-authorization/authorization_11_error_syntax.feature: The challenge to a token the server never issued uses only the characters OAuth 2.1 allows in its error attributes"
+	tkTokenErrText   = "mcp-authorization/authorization_11_error_syntax.feature: A token error response uses only the characters OAuth 2.1 allows"
+	tkAuthzErrText   = "mcp-authorization/authorization_11_error_syntax.feature: An authorization error response uses only the characters OAuth 2.1 allows"
 )
 
 // tokenScenarios are this group's scenarios that a public client runs: each
 // needs a code the approval command got, and the flow with a registered
 // client.
 var tokenScenarios = []string{tkUnknownParam, tkEmptyScope, tkAccessToken, tkScopeNamed, tkRefreshChanged, tkRotationReplay, tkRefreshScope,
-	tkCodeReplay, tkInvalidReplay}
+	tkCodeReplay, tkInvalidReplay, tkTokenErrText, tkAuthzErrText}
 
 // tokenRefreshScenarios are those of them that need a refresh token.
 var tokenRefreshScenarios = []string{tkEmptyScope, tkRefreshChanged, tkRotationReplay, tkRefreshScope}
@@ -101,6 +104,7 @@ var _ = Describe("the mcp-authorization pack's token endpoint rules against the 
 		Entry("a refresh token the server never issued served", fakeauthz.RefreshAnyToken, []string{tkRefreshChanged}, nil, "invalid_grant"),
 		Entry("a new refresh token narrowed to the scope a refresh asked for", fakeauthz.RefreshNarrowsRefreshToken, []string{tkRefreshScope}, nil, "OAuth 2.1 4.3.3"),
 		Entry("a replay with a wrong code_verifier revoking the first tokens", fakeauthz.InvalidReplayRevokes, []string{tkInvalidReplay}, nil, "2xx"),
+		Entry("a double quote and a non-ASCII letter in error descriptions", fakeauthz.ErrorTextOutsideCharset, []string{tkChallengeText, tkTokenErrText}, nil, "%x20-21 / %x23-5B / %x5D-7E"),
 	)
 
 	It("fails TOKRESP-2 against a token response without access_token, leaving what builds on a token not run", func() {

@@ -221,6 +221,11 @@ func (st *authzState) register(sc stepContext) {
 		"'s iss is the metadata's issuer":  noContext(st.issIsIssuer),
 	}.bind(sc, `^the authorization response`, `$`, nil)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
+	stepTable{
+		"Bearer challenge's":       noContext(st.challengeErrorText),
+		"token response's":         noContext(st.tokenErrorText),
+		"authorization response's": noContext(st.authorizationErrorText),
+	}.bind(sc, `^the `, ` error, error_description and error_uri use only the characters OAuth 2.1 allows$`, nil)
 
 	// The token endpoint (security.2, security.4, security.6): the flow a
 	// scenario builds on, the requests it changes, and what the endpoint
