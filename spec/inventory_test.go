@@ -21,7 +21,6 @@ import (
 // drafted ID the pack holds fails), and each must be named by the inventory.
 var drafted = []string{
 	"ASM-4", "ASM-5", "ASM-6", "ASM-7", "ASM-8",
-	"AUD-1",
 	"AUTHEP-1", "AUTHEP-2",
 	"AUTHREQ-1", "AUTHREQ-2",
 	"CANON-1",

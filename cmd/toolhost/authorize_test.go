@@ -34,10 +34,11 @@ var _ = Describe("toolhost authorize", func() {
 		run := exits(start(conformPath, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress,cucumber:"+report), 3)
 		Expect(run.Err).To(gbytes.Say(`obtained a token for ` + base + `/mcp`))
 		// The host serves public clients only, so client authentication
-		// (CLIENTAUTH-1 to 3) has no confidential client to judge; CODE-4
-		// is its known departure.
+		// (CLIENTAUTH-1 to 3) has no confidential client to judge; its
+		// tokens are opaque, without introspection, so AUD-1 cannot read
+		// their audience; CODE-4 is its known departure.
 		needsOneOf(notRunTags(report), "@needs-expired-token", "@needs-other-resource-token", "@needs-limited-token",
-			"@CLIENTAUTH-1", "@CLIENTAUTH-2", "@CLIENTAUTH-3", "@CODE-4")
+			"@CLIENTAUTH-1", "@CLIENTAUTH-2", "@CLIENTAUTH-3", "@AUD-1", "@CODE-4")
 	})
 
 	// The README's recipe exports TOOLHOST_OWNER_SECRET for both instances;

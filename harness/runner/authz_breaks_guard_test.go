@@ -71,7 +71,6 @@ var awaitingScenario = map[string]bool{
 	"ChallengeInCode":                   true,
 	"ChallengeMissingWrongError":        true,
 	"ResourceCaseSensitive":             true,
-	"AudienceOmitted":                   true,
 	"RegistrationRelativeRedirect":      true,
 	"RegistrationPrivateSchemeNoPeriod": true,
 	"RegistrationSameClientID":          true,
@@ -92,7 +91,6 @@ var awaitingScenario = map[string]bool{
 	"AnyVerifier":                       true,
 	"ReauthorizationRevokes":            true,
 	"ExpiredTokenLive":                  true,
-	"Introspection":                     true,
 	"Revocation":                        true,
 	"LimitedTokenRefusedEverywhere":     true,
 	"PlainRedirectRegisteredNotUsed":    true,
@@ -100,7 +98,6 @@ var awaitingScenario = map[string]bool{
 	"ConfidentialRegistration":          true,
 	"RefreshOnlyOfflineAccess":          true,
 	"NoAuthorization":                   true,
-	"JWTAccessTokens":                   true,
 }
 
 var _ = Describe("the fake MCP server and authorization server", func() {

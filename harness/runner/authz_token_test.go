@@ -32,6 +32,7 @@ const (
 	tkChallengeText  = "mcp-authorization/authorization_11_error_syntax.feature: The challenge to a token the server never issued uses only the characters OAuth 2.1 allows in its error attributes"
 	tkTokenErrText   = "mcp-authorization/authorization_11_error_syntax.feature: A token error response uses only the characters OAuth 2.1 allows"
 	tkAuthzErrText   = "mcp-authorization/authorization_11_error_syntax.feature: An authorization error response uses only the characters OAuth 2.1 allows"
+	tkAudience       = "mcp-authorization/security_1_token_audience.feature: The access token the authorization server issues names its audience"
 )
 
 // tokenScenarios are this group's scenarios that a public client runs: each
@@ -47,10 +48,12 @@ var tokenRefreshScenarios = []string{tkEmptyScope, tkRefreshChanged, tkRotationR
 // target, a public client it registers, does not have.
 var confidentialScenarios = []string{tkSecretInBody, tkNoSecret, tkWrongSecret, tkBasicChallenge}
 
-// publicClientTags leaves confidentialScenarios out of the whole-pack runs
-// against the fake's own target, which has no confidential client to judge;
-// the tests below run them with a profile that names one.
-const publicClientTags = "~@CLIENTAUTH-1 && ~@CLIENTAUTH-2 && ~@CLIENTAUTH-3"
+// publicClientTags leaves out of the whole-pack runs against the fake's own
+// target what it cannot give a verdict on: confidentialScenarios, since it
+// has no confidential client, and AUD-1, since its tokens are opaque and it
+// has no introspection. The tests below run them with the profile or the
+// choice that lets them run.
+const publicClientTags = "~@CLIENTAUTH-1 && ~@CLIENTAUTH-2 && ~@CLIENTAUTH-3 && ~@AUD-1"
 
 // confidentialProfile names the fake's confidential client and its secret,
 // as a user whose authorization server issued one would.
@@ -75,8 +78,9 @@ func runConfidential(breaks ...fakeauthz.Break) outcome.Run {
 
 // confidentialOnlyNotRun are the scenarios a server that refuses
 // registration leaves not run: registration's, and those that need a second
-// client.
-var confidentialOnlyNotRun = []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient}
+// client; and AUD-1, since its tokens are opaque and it has no
+// introspection.
+var confidentialOnlyNotRun = []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, tkAudience}
 
 // expectConfidential holds a run against ConfidentialOnly with breaks to
 // failing exactly failed, each naming says, and leaving not run exactly
@@ -147,6 +151,41 @@ var _ = Describe("the mcp-authorization pack's token endpoint rules against the 
 		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: "@CLIENTAUTH-1,@CLIENTAUTH-2,@CLIENTAUTH-3"})
 		Expect(err).NotTo(HaveOccurred())
 		expectNotRun(run, confidentialScenarios, "mcp_authorization.client_secret_env")
+	})
+})
+
+// runAudience runs AUD-1 alone against a fake with breaks, its target
+// changed as change says.
+func runAudience(change func(*fakeauthz.Host, *target.Target), breaks ...fakeauthz.Break) outcome.Result {
+	h := fakeauthz.Start(breaks...)
+	DeferCleanup(h.Close)
+	t := h.Target()
+	change(h, t)
+	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization, Tags: "@AUD-1"})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(run.Results).To(HaveLen(1))
+	return run.Results[0]
+}
+
+var _ = Describe("the mcp-authorization pack's audience rule against the fake", func() {
+	keep := func(*fakeauthz.Host, *target.Target) {}
+	It("leaves AUD-1 not run against opaque tokens without introspection, saying what would show the audience", func() {
+		r := runAudience(keep)
+		Expect(r.Status).To(Equal(outcome.NotRun))
+		Expect(r.Reason).To(ContainSubstring("introspection_endpoint"))
+	})
+	It("passes JWT access tokens that name their aud", func() {
+		r := runAudience(keep, fakeauthz.JWTAccessTokens)
+		Expect(r.Status).To(Equal(outcome.Passed), r.Reason)
+	})
+	It("fails JWT access tokens without aud", func() {
+		r := runAudience(keep, fakeauthz.AudienceOmitted)
+		Expect(r.Status).To(Equal(outcome.Failed))
+		Expect(r.Departure.Error()).To(ContainSubstring("OAuth 2.1 7.1.3.6"))
+	})
+	It("passes opaque tokens whose introspection names their aud, asked with the profile's confidential client", func() {
+		r := runAudience(confidentialProfile, fakeauthz.ConfidentialOnly, fakeauthz.Introspection)
+		Expect(r.Status).To(Equal(outcome.Passed), r.Reason)
 	})
 })
 

@@ -279,6 +279,7 @@ func (st *authzState) register(sc stepContext) {
 		"response, if a success, carries an access_token":                                noContext(st.accessTokenCarried),
 		"response names its scope, if the token grants another than was asked":           noContext(st.scopeNamedWhenOther),
 		"response's scope is the whole scope of the refresh token replaced":              noContext(st.refreshTokenScopeKept),
+		"response's access token names an audience":                                      st.tokenAudienceNamed,
 	}.bind(sc, `^the token `, `$`, nil)
 }
 
