@@ -20,6 +20,9 @@ Feature: security.4 A replayed authorization code
   # code".
   @CODE-3 @needs-authorization-approval @id:code-replay-revokes-first-tokens
   Scenario: After a code's second redemption, the access token of its first is refused
+    # The control of a refusal at the MCP server: a token it never issued
+    # is refused there.
+    Given the server refuses the request that needs authorization with a token it never issued
     When the client redeems the code again
     # The replay itself was refused (CODE-1): a code redeemed twice is
     # another departure.

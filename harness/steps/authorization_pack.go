@@ -123,6 +123,7 @@ func (st *authzState) register(sc stepContext) {
 		"serves the request that needs authorization with the target's credential":           st.controlServed,
 		"serves the request that needs authorization with that token":                        st.limitedServed,
 		"serves the caller the request that needs authorization":                             st.callerServed,
+		"refuses the request that needs authorization with a token it never issued":          st.unknownTokenRefused,
 		"refuses the request that needs authorization without a token":                       st.refusedWithoutToken,
 		"answers neither 401 nor 403":                                                        noContext(st.originControl),
 		"serves the request: HTTP 2xx":                                                       noContext(st.served),

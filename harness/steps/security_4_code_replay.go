@@ -41,3 +41,23 @@ func (st *authzState) callerServed(ctx context.Context) error {
 	st.reply, st.last = nil, nil
 	return nil
 }
+
+// neverIssuedToken is a token no server issued.
+const neverIssuedToken = "conform-unknown-token-4c1d8e2b9a"
+
+// unknownTokenRefused is the control of a revocation seen at the MCP
+// server: a token the server never issued is refused there. When it is
+// served (TOK-3 judges that), a revoked token served says nothing of the
+// revocation, and the scenario is not run.
+func (st *authzState) unknownTokenRefused(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "Bearer "+neverIssuedToken, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("the server serves a token it never issued (%s), which TOK-3 judges, so a revoked token served would say nothing of the revocation", describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
