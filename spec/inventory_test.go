@@ -20,13 +20,6 @@ import (
 // may be named without existing; the list must shrink as they land (a
 // drafted ID the pack holds fails), and each must be named by the inventory.
 var drafted = []string{
-	"AUD-1",
-	"CLIENTAUTH-1", "CLIENTAUTH-2", "CLIENTAUTH-3",
-	"CODE-3", "CODE-4",
-	"ERRSYN-1",
-	"REFRESH-6", "REFRESH-7", "REFRESH-8",
-	"TOKEP-1", "TOKEP-2",
-	"TOKRESP-2", "TOKRESP-3",
 }
 
 // inventoried matches a document an inventory restates, as a requirement's

@@ -17,8 +17,9 @@ import (
 // code is an issued authorization code.
 type code struct {
 	clientID, redirectURI, challenge, resource, scope string
-	// family is the family of the tokens its redemption issued, for
-	// CodeReplayRevokes and InvalidReplayRevokes.
+	// family is the family of the tokens its redemption issued, which a
+	// replay revokes (OAuth 2.1 4.1.3; see CodeReplayKeepsTokens and
+	// InvalidReplayRevokes).
 	family string
 	// plain: the challenge is the verifier itself (RFC 7636 4.2), for
 	// PlainHonoured.

@@ -94,7 +94,7 @@ const (
 	CodeClientUnbound Break = "code-client-unbound"
 	// RefreshClientUnbound refreshes for any client (REFRESH-3).
 	RefreshClientUnbound Break = "refresh-client-unbound"
-	// RefreshWidens grants in a refresh whatever scope it asks for
+	// RefreshWidens adds to a refresh's grant whatever scope it asks for
 	// (REFRESH-4).
 	RefreshWidens Break = "refresh-widens"
 	// NoExpiresIn issues tokens without expires_in (TOKLIFE-1).
@@ -205,8 +205,9 @@ const (
 	TokenRedirectIgnored Break = "token-redirect-ignored"
 	// ConfidentialOnly serves confidential clients only: its metadata lists
 	// client_secret_basic alone, it refuses registrations, and its token
-	// endpoint takes only ConfidentialID with ConfidentialSecret in HTTP
-	// Basic (OAuth 2.1 2.4.1).
+	// endpoint takes only ConfidentialID with ConfidentialSecret, in HTTP
+	// Basic or in the body: OAuth 2.1 2.4.1 makes Basic a MAY and the body
+	// a MUST for a server that supports client secrets (CLIENTAUTH-1).
 	ConfidentialOnly Break = "confidential-only"
 	// ResourceIndicators refuses a resource it does not serve with
 	// invalid_target (RFC 8707 2), which shows it binds tokens to their
@@ -370,11 +371,20 @@ const (
 	// invalid_client without WWW-Authenticate (CLIENTAUTH-3; OAuth 2.1
 	// 3.2.4). Implies ConfidentialRegistration.
 	BasicFailureNoChallenge Break = "basic-failure-no-challenge"
+	// CodeReplayKeepsTokens keeps the tokens of a code's first redemption
+	// when the code is redeemed again (CODE-3, a SHOULD; OAuth 2.1 4.1.3:
+	// "SHOULD revoke (when possible) all access tokens and refresh tokens
+	// previously issued based on that authorization code").
+	CodeReplayKeepsTokens Break = "code-replay-keeps-tokens"
+	// RotationReplayKeepsGrant keeps a grant's newest refresh token good when
+	// a refresh token rotated out of it is presented again (REFRESH-6, a
+	// SHOULD derived from OAuth 2.1 4.3.1's refresh token rotation).
+	RotationReplayKeepsGrant Break = "rotation-replay-keeps-grant"
 	// InvalidReplayRevokes revokes a code's tokens when the code is replayed
 	// with a wrong code_verifier (CODE-4; OAuth 2.1 7.5.3).
 	InvalidReplayRevokes Break = "invalid-replay-revokes"
-	// RefreshAnyToken serves a refresh with a refresh token it never issued
-	// (REFRESH-7; OAuth 2.1 4.3.1).
+	// RefreshAnyToken serves a refresh with a refresh token it never issued,
+	// though not one it rotated out (REFRESH-7; OAuth 2.1 4.3.1).
 	RefreshAnyToken Break = "refresh-any-token"
 	// RefreshNarrowsRefreshToken gives the new refresh token of a refresh
 	// asking for less scope that lesser scope (REFRESH-8; OAuth 2.1 4.3.3).
@@ -503,14 +513,6 @@ const (
 	// protected resource metadata and no challenge: a server that does not
 	// use MCP authorization at all (item p).
 	NoAuthorization Break = "no-authorization"
-	// CodeReplayRevokes revokes the tokens of a code's first redemption when
-	// the code is redeemed again (CODE-3, a SHOULD the default fake does
-	// not follow).
-	CodeReplayRevokes Break = "code-replay-revokes"
-	// RotationReplayRevokes revokes a grant's newest refresh token and its
-	// access tokens when a refresh token rotated out of it is presented
-	// (REFRESH-6, a SHOULD the default fake does not follow).
-	RotationReplayRevokes Break = "rotation-replay-revokes"
 	// JWTAccessTokens issues JWT access tokens (unsigned: only the fake reads
 	// them back, by value) naming their aud, scope and exp (AUD-1).
 	JWTAccessTokens Break = "jwt-access-tokens"

@@ -46,8 +46,8 @@ type Host struct {
 	clients  map[string][]string // client_id → redirect URIs
 	native   map[string]bool     // client_id → registered as application_type native
 	secrets  map[string]string   // client_id → client_secret, for confidential clients
-	// rotated maps a refresh token rotated out to its grant's family, for
-	// RotationReplayRevokes.
+	// rotated maps a refresh token rotated out, or revoked with its grant,
+	// to its grant's family, which a replay of it revokes (OAuth 2.1 4.3.1).
 	rotated map[string]string
 	// registered counts the registrations accepted, for the tests that hold
 	// the pack to registering as few clients as it can.
@@ -65,7 +65,7 @@ type grant struct {
 }
 
 // The confidential client registered beforehand with the default redirect
-// URI, for ConfidentialOnly.
+// URI, for ConfidentialOnly and a profile's client_id and secret.
 const (
 	ConfidentialID     = "conform-confidential"
 	ConfidentialSecret = "s3cret-for-conform"
@@ -91,6 +91,9 @@ func Start(breaks ...Break) *Host {
 		}
 	}
 	h.clients[ConfidentialID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
+	if h.breaks[ConfidentialOnly] {
+		h.secrets[ConfidentialID] = ConfidentialSecret
+	}
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	// Both URLs are known before either serves, since each handler reads
 	// both; the handlers read them from the Host, never from a server whose

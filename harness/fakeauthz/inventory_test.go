@@ -375,21 +375,21 @@ var _ = Describe("the variants for the drafted requirements", func() {
 			Expect(status).To(Equal(http.StatusBadRequest))
 			return access, mcp(h, "Bearer "+access, "", "initialize").StatusCode == http.StatusOK
 		}
-		It("keeps the first tokens by default, revokes them under CodeReplayRevokes (CODE-3)", func() {
+		It("revokes the first tokens by default, keeps them under CodeReplayKeepsTokens (CODE-3)", func() {
 			_, kept := replay(start(), verifier)
-			Expect(kept).To(BeTrue())
-			_, kept = replay(start(fakeauthz.CodeReplayRevokes), verifier)
 			Expect(kept).To(BeFalse())
+			_, kept = replay(start(fakeauthz.CodeReplayKeepsTokens), verifier)
+			Expect(kept).To(BeTrue())
 		})
 		It("revokes them on a replay with a wrong verifier under InvalidReplayRevokes (CODE-4)", func() {
-			_, kept := replay(start(fakeauthz.CodeReplayRevokes), "wrong-"+verifier)
+			_, kept := replay(start(), "wrong-"+verifier)
 			Expect(kept).To(BeTrue())
 			_, kept = replay(start(fakeauthz.InvalidReplayRevokes), "wrong-"+verifier)
 			Expect(kept).To(BeFalse())
 		})
 	})
 
-	It("RotationReplayRevokes revokes the newest refresh token when a rotated one is replayed (REFRESH-6)", func() {
+	It("revokes the newest refresh token when a rotated one is replayed, unless RotationReplayKeepsGrant (REFRESH-6)", func() {
 		run := func(h *fakeauthz.Host) int {
 			id := client(h)
 			first := tokens(h, id)["refresh_token"].(string)
@@ -400,8 +400,8 @@ var _ = Describe("the variants for the drafted requirements", func() {
 			status, _ = refresh(h, id, newest, "-")
 			return status
 		}
-		Expect(run(start())).To(Equal(http.StatusOK))
-		Expect(run(start(fakeauthz.RotationReplayRevokes))).To(Equal(http.StatusBadRequest))
+		Expect(run(start())).To(Equal(http.StatusBadRequest))
+		Expect(run(start(fakeauthz.RotationReplayKeepsGrant))).To(Equal(http.StatusOK))
 	})
 
 	It("RefreshAnyToken refreshes with a refresh token it never issued (REFRESH-7)", func() {

@@ -42,6 +42,8 @@ func (h *Host) revokeFamily(family string) {
 	for t, g := range h.refresh {
 		if g.family == family {
 			delete(h.refresh, t)
+			// Still one the server issued, for RefreshAnyToken.
+			h.rotated[t] = family
 		}
 	}
 }

@@ -18,13 +18,6 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	}
 	f := r.PostForm
 	basicID, basicSecret, basic := r.BasicAuth()
-	if h.breaks[ConfidentialOnly] {
-		if !basic || f.Has("client_id") && basicID != f.Get("client_id") || basicID != ConfidentialID || basicSecret != ConfidentialSecret {
-			w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]any{"error": "invalid_client", "error_description": "client authentication failed"})
-			return
-		}
-	}
 	if refusal := h.tokenRequestRefusal(f, basic); refusal != nil {
 		writeJSON(w, http.StatusBadRequest, refusal)
 		return
@@ -38,6 +31,12 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	clientID := f.Get("client_id")
 	if clientID == "" && basic {
 		clientID = basicID
+	}
+	if h.breaks[ConfidentialOnly] && clientID != ConfidentialID {
+		// Public clients are not served; ConfidentialID's secret is checked
+		// below, by HTTP Basic or in the body (OAuth 2.1 2.4.1).
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_client", "error_description": "only confidential clients are served"})
+		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -57,7 +56,7 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 			// A replay: OAuth 2.1 4.1.3 asks to revoke what the code issued,
 			// 7.5.3 not to when the replay carries invalid parameters.
 			valid := verifierMatches(c, f.Get("code_verifier"))
-			if valid && h.breaks[CodeReplayRevokes] || !valid && h.breaks[InvalidReplayRevokes] {
+			if valid && !h.breaks[CodeReplayKeepsTokens] || !valid && h.breaks[InvalidReplayRevokes] {
 				h.revokeFamily(c.family)
 			}
 			invalid("unknown or used code")
@@ -87,10 +86,11 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 	case "refresh_token":
 		rt := f.Get("refresh_token")
 		old, ok := h.refresh[rt]
-		if family, rotatedOut := h.rotated[rt]; !ok && rotatedOut && h.breaks[RotationReplayRevokes] {
+		family, rotatedOut := h.rotated[rt]
+		if !ok && rotatedOut && !h.breaks[RotationReplayKeepsGrant] {
 			h.revokeFamily(family)
 		}
-		if !ok && h.breaks[RefreshAnyToken] {
+		if !ok && !rotatedOut && h.breaks[RefreshAnyToken] {
 			old, ok = grant{clientID: clientID, resource: h.Endpoint(), scope: ScopeTools + " " + ScopeWrite, family: random()}, true
 		}
 		if !ok || h.breaks[RefreshRefused] || (old.clientID != clientID && !h.breaks[RefreshClientUnbound]) {
@@ -198,7 +198,13 @@ func (h *Host) refreshScope(granted, asked string) string {
 	case asked == "":
 		return granted
 	case h.breaks[RefreshWidens]:
-		return asked
+		kept := strings.Fields(granted)
+		for _, s := range strings.Fields(asked) {
+			if !slices.Contains(kept, s) {
+				kept = append(kept, s)
+			}
+		}
+		return strings.Join(kept, " ")
 	case h.breaks[RefreshWidensAdvertised]:
 		var kept []string
 		for _, s := range strings.Fields(asked) {

@@ -31,7 +31,7 @@ const (
 // with its default choices: FRAME-1 needs a page at the authorization
 // endpoint, and the fake redirects at once unless it is given one
 // (ConsentPage, FramingAllowed). The tests below run FRAME-1 with them.
-const fakeRunnable = "~@FRAME-1"
+const fakeRunnable = "~@FRAME-1 && " + publicClientTags
 
 // The authorization endpoint's scenarios join the lists the other break
 // tests hold runs to: each runs the code flow with a registered client;

@@ -174,22 +174,22 @@ var _ = Describe("the mcp-authorization pack against a fake with one departure",
 		Entry("a request served without a token", fakeauthz.AnonymousServed, []string{azNoToken},
 			[]string{azChallenged, azQuery, azChalScope, azChalNoError, azAuthz, azChalOnceAnon, azSessionHandle}, "HTTP status"),
 		Entry("a 401 without a challenge", fakeauthz.ChallengeMissing,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "Bearer challenge"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid, tkChallengeText}, challengeReaders...), "Bearer challenge"),
 		Entry("a challenge without auth-params", fakeauthz.ChallengeWithoutParams,
-			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid}, challengeReaders...), "at least one auth-param"),
+			[]string{azNoToken, azEmptyToken, azBadChars, azUnknown, azTampered, azExpired, azOtherResource}, append([]string{azChallenged, azChalScope, azChalNoError, azChalInvalid, tkChallengeText}, challengeReaders...), "at least one auth-param"),
 		Entry("a malformed token answered 400 without a challenge", fakeauthz.MalformedBareBadRequest, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "Bearer challenge"),
 		Entry("metadata served as text/plain", fakeauthz.MetadataNotJSONType, []string{azServers, azDiscoverable, azChallenged, azWellKnown}, prmClaims, "application/json"),
 		Entry("a token in the query served", fakeauthz.QueryTokenAccepted, []string{azQuery}, nil, "expected 401"),
 		Entry("a token changed in its second half served", fakeauthz.TamperAccepted, []string{azTampered}, nil, "expected 401"),
 		Entry("no scope in the challenge", fakeauthz.ChallengeWithoutScope, []string{azChalScope}, nil, "scope"),
-		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "invalid_token"),
-		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, []string{azCodeMalformed, azCodeUnknown}, "error"),
+		Entry("no error for a refused token", fakeauthz.InvalidTokenUnnamed, []string{azChalInvalid}, []string{azCodeMalformed, azCodeUnknown, tkChallengeText}, "invalid_token"),
+		Entry("an error code without a token, none with one", fakeauthz.ErrorWithoutToken, []string{azChalNoError, azChalInvalid}, []string{azCodeMalformed, azCodeUnknown, tkChallengeText}, "error"),
 		Entry("a malformed token served", fakeauthz.MalformedServed, []string{azEmptyToken, azBadChars}, []string{azCodeMalformed, azChalOnceMalformed}, "400 or 401"),
-		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid, azCodeUnknown, azChalOnceUnknown}, "expected 401"),
+		Entry("an unknown token served", fakeauthz.UnknownAccepted, []string{azUnknown, azTampered}, []string{azChalInvalid, azCodeUnknown, azChalOnceUnknown, tkChallengeText, tkCodeReplay}, "expected 401"),
 		Entry("an expired token served", fakeauthz.ExpiredAccepted, []string{azExpired}, nil, "expected 401"),
 		Entry("a token for another resource served", fakeauthz.AudienceIgnored, []string{azOtherResource}, nil, "expected 401"),
 		Entry("every valid token refused", fakeauthz.ValidRefused, []string{azValid},
-			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce}, "HTTP status"),
+			[]string{azOrigin, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azScope, azScopeHeader, azCodeMalformed, azCodeUnknown, azCodeScope, azSessionHandle, azSessionOtherUser, azScopeAtOnce, tkCodeReplay, tkInvalidReplay}, "HTTP status"),
 		Entry("scope not enforced", fakeauthz.ScopeNotEnforced, []string{azScope}, []string{azScopeHeader, azCodeScope, azScopeAtOnce}, "expected 403"),
 		Entry("a scope challenge naming no scope", fakeauthz.ScopeChallengeBare, []string{azScopeHeader}, []string{azScopeAtOnce}, "scope"),
 		Entry("offline_access asked for", fakeauthz.OfflineAccessAdvertised, []string{azOffline}, nil, "offline_access"),
@@ -235,9 +235,9 @@ const (
 )
 
 // flowScenarios are the scenarios that run the code flow with a registered client.
-var flowScenarios = []string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
+var flowScenarios = append([]string{asNoChallenge, asPlain, asNoVerifier, asBadVerifier, asCodeOnce, asRedirect, asTokenRedir,
 	asRotated, asReplay, asIssSent, asIssAdvert, asIssError, asIssSuccess, asUnknownID, asStateOK, asStateError, asCORS, asTokenResp, asLoopback,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}, tokenScenarios...)
 
 // asAll are the authorization server's scenarios: none can run when the
 // protected resource metadata names no authorization server to check.
@@ -257,7 +257,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("code_challenge not required", fakeauthz.ChallengeNotRequired, []string{asNoChallenge}, []string{asNoChallErr}, "a refusal"),
 		Entry("plain accepted", fakeauthz.PlainAccepted, []string{asPlain}, nil, "so the method was ignored"),
 		Entry("plain refused with another error", fakeauthz.PlainOtherError, []string{asPlain}, nil, "error=invalid_request"),
-		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, nil, "OAuth 2.1 3.2.4"),
+		Entry("code_verifier not checked", fakeauthz.VerifierNotChecked, []string{asNoVerifier, asBadVerifier}, []string{tkTokenErrText}, "OAuth 2.1 3.2.4"),
 		Entry("redirect URIs matched by prefix", fakeauthz.RedirectPrefixMatched, []string{asRedirect}, nil, "unregistered redirect_uri"),
 		Entry("another redirect_uri refused with invalid_request", fakeauthz.TokenRedirectWrongError, []string{asTokenRedir}, nil, "invalid_grant"),
 		Entry("state changed on its way back", fakeauthz.StateNotEchoed, []string{asStateOK, asStateError}, nil, "exactly as sent"),
@@ -272,9 +272,9 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("a loopback redirect URI held to its port", fakeauthz.LoopbackPortFixed, []string{asLoopback}, nil, "other port"),
 		Entry("no response_types_supported", fakeauthz.ResponseTypesMissing, []string{asFound}, nil, "response_types_supported"),
 		Entry("a token response caches may store", fakeauthz.TokenCacheable, []string{asTokenResp}, nil, "no-store"),
-		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, nil, "invalid_grant"),
-		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, nil, "OAuth 2.1"),
-		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, nil, "OAuth 2.1 3.2.4"),
+		Entry("a code redeemed twice", fakeauthz.CodeReusable, []string{asCodeOnce}, []string{tkCodeReplay}, "invalid_grant"),
+		Entry("refresh tokens not rotated", fakeauthz.RefreshNotRotated, []string{asRotated, asReplay}, []string{tkRotationReplay, tkRefreshScope}, "OAuth 2.1"),
+		Entry("a used refresh token accepted", fakeauthz.RefreshReplayAccepted, []string{asReplay}, []string{tkRotationReplay}, "OAuth 2.1 3.2.4"),
 		Entry("iss advertised, never sent", fakeauthz.IssMissing, []string{asIssSent, asIssError, asIssSuccess, asIssSuccess3}, []string{asIssAdvert}, "iss"),
 		Entry("iss sent, not advertised", fakeauthz.IssNotAdvertised, []string{asIssAdvert}, []string{asIssError, asIssSuccess}, "RFC 9207 2.3"),
 		Entry("Client ID Metadata Documents not advertised", fakeauthz.CIMDNotAdvertised, []string{asCIMD}, nil, "client_id_metadata_document_supported"),
@@ -282,7 +282,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization server
 		Entry("registration endpoint unreachable", fakeauthz.RegistrationUnreachable, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment}, slices.DeleteFunc(slices.Clone(registerScenarios), func(id string) bool { return id == regDistinct })),
 			append(slices.Clone(flowScenarios), regDistinct), "registration at"),
 		Entry("a refresh that obtains a token for another resource", fakeauthz.RefreshRetargets, []string{asRetarget}, nil, "other-resource.conform.invalid"),
-		Entry("every refresh refused", fakeauthz.RefreshRefused, []string{asRotated}, []string{asReplay, asRefreshClient, asWider, asRetarget}, "access_token"),
+		Entry("every refresh refused", fakeauthz.RefreshRefused, []string{asRotated}, append([]string{asReplay, asRefreshClient, asWider, asRetarget}, tokenRefreshScenarios...), "access_token"),
 		Entry("a CORS preflight allowed at the authorization endpoint", fakeauthz.CORSPreflightAllowed, []string{asCORS}, nil, "cors-probe.conform.invalid"),
 	)
 })
@@ -328,8 +328,8 @@ var regScenarios = []string{asRegistration, asRegHTTP, asRegFragment}
 var controlled = []string{asNoChallenge, asPlain, asRedirect, asUnknownID, asLoopback}
 
 // codeScenarios are the scenarios that need a code the approval command got.
-var codeScenarios = []string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
-	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}
+var codeScenarios = append([]string{asNoVerifier, asBadVerifier, asCodeOnce, asTokenRedir, asRotated, asReplay, asIssSuccess, asStateOK, asTokenResp,
+	asCodeClient, asRefreshClient, asLifetime, asIssSuccess3, asWider, asRetarget, azScopeAtOnce}, tokenScenarios...)
 
 var _ = Describe("the mcp-authorization pack when the profile or a server's allowed choice leaves a check unable to run", func() {
 	It("passes whole a server that speaks only MCP 2026-07-28 and checks its headers before the token, but for the session it has not", func() {

@@ -48,6 +48,10 @@ type asFlow struct {
 	secondSecret oauthclient.Secret
 	// wider is the advertised scope a refresh asked for beyond the grant.
 	wider string
+	// newest is the refresh token the first refresh returned.
+	newest string
+	// controlScope is the scope a refresh compares its own with.
+	controlScope string
 }
 
 // scopeChoice is the scope the run's authorization requests ask for, chosen

@@ -122,6 +122,7 @@ func (st *authzState) register(sc stepContext) {
 	st.credentials["another user's token"] = func(context.Context) error {
 		return st.withToken(st.Target.Tokens.OtherUser, target.NeedsOtherUserToken)
 	}
+	st.credentials["the access token the code was redeemed for"] = noContext(st.withRedeemedToken)
 
 	// What the caller sends the MCP server, and what the server does with it
 	// (authorization.1.2, 9.2, 10, 11.1; transport.1).
@@ -145,6 +146,9 @@ func (st *authzState) register(sc stepContext) {
 		"refuses the request that needs authorization, if at all, as MCP authorization does":    st.usesMCPAuthorization,
 		"serves the request that needs authorization with the access token the client obtained": st.obtainedServed,
 		"serves the request, or challenges for no scope the first challenge left out":           noContext(st.noLaterScope),
+		"serves the request that needs authorization with that token":                           st.limitedServed,
+		"serves the caller the request that needs authorization":                                st.callerServed,
+		"refuses the request that needs authorization with a token it never issued":             st.unknownTokenRefused,
 	}.bind(sc, `^the server `, `$`, nil)
 	sc.Step(`^the Bearer challenge(?: (names a scope|carries no error)|'s error is "([^"]+)"|'s scope does not name "([^"]+)")$`, st.challengeSays)
 	sc.Step(`^the Bearer challenge's error code agrees with the HTTP status$`, st.errorCodeAgrees)
@@ -299,6 +303,11 @@ func (st *authzState) register(sc stepContext) {
 		" keeps the query of the registered redirect_uri": noContext(st.keepsQuery),
 	}.bind(sc, `^the authorization response`, `$`, nil)
 	sc.Step(`^the registered redirect_uri is a loopback IP literal$`, st.loopbackRedirect)
+	stepTable{
+		"Bearer challenge's":       noContext(st.challengeErrorText),
+		"token response's":         noContext(st.tokenErrorText),
+		"authorization response's": noContext(st.authorizationErrorText),
+	}.bind(sc, `^the `, ` error, error_description and error_uri use only the characters OAuth 2.1 allows$`, nil)
 
 	// The token endpoint (security.2, security.4, security.6): the flow a
 	// scenario builds on, the requests it changes, and what the endpoint
@@ -309,6 +318,7 @@ func (st *authzState) register(sc stepContext) {
 		"redeemed the code for a token":                                                                  hearing(st.redeemedForToken, st.hearToken),
 		"redeemed the code for a refresh token":                                                          hearing(st.redeemedForRefresh, st.hearToken),
 		"refreshed with the refresh token once":                                                          hearing(st.refreshedOnce, st.hearToken),
+		"holds a client secret":                                                                          st.holdsSecret,
 	}.bind(sc, `^the client `, `$`, nil)
 	stepTable{
 		" again":                 func(ctx context.Context) error { return st.redeem(ctx, nil) },
@@ -319,14 +329,24 @@ func (st *authzState) register(sc stepContext) {
 		" with a redirect_uri that extends the registered one's path": func(ctx context.Context) error {
 			return st.redeem(ctx, func(f url.Values) { f.Set("redirect_uri", extended(f.Get("redirect_uri"))) })
 		},
-		" as the second client": st.redeemAsSecond,
+		" as the second client":                       st.redeemAsSecond,
+		" with its code_verifier":                     func(ctx context.Context) error { return st.redeem(ctx, nil) },
+		" with an unrecognized parameter added":       st.redeemWithUnknownParam,
+		" with its client secret in the request body": st.redeemSecretInBody,
+		" without its client secret":                  func(ctx context.Context) error { return st.redeemAuthenticated(ctx, oauthclient.Secret{}) },
+		" with a wrong client secret":                 st.redeemWrongSecret,
+		" with a wrong client secret in HTTP Basic":   st.redeemWrongBasic,
 	}.bind(sc, `^the client redeems the code`, `$`, st.hearToken)
 	stepTable{
-		"with the refresh token":                      st.refreshOnce,
-		"with the same refresh token again":           st.refreshOnce,
-		"asking for a scope it was never granted":     st.refreshWider,
-		"naming another resource than the MCP server": st.refreshOtherResource,
-		"with the refresh token as the second client": st.refreshAsSecond,
+		"with the refresh token":                            st.refreshOnce,
+		"with the same refresh token again":                 st.refreshOnce,
+		"asking for a scope it was never granted":           st.refreshWider,
+		"naming another resource than the MCP server":       st.refreshOtherResource,
+		"with the refresh token as the second client":       st.refreshAsSecond,
+		"with an empty scope":                               st.refreshWithEmptyScope,
+		"with the refresh token, one character changed":     st.refreshChanged,
+		"with the refresh token the first refresh returned": st.refreshNewest,
+		"asking for part of the scope granted":              st.refreshPartOfScope,
 	}.bind(sc, `^the client refreshes `, `$`, st.hearToken)
 	sc.Step(`^the token endpoint refuses the request(?: with "([^"]+)"|, if at all, with "([^"]+)")?$`, st.tokenRefusal)
 	// Revocation (RFC 7009) and introspection (RFC 7662), for an
@@ -342,7 +362,14 @@ func (st *authzState) register(sc stepContext) {
 		"response says how long the access token lives":                                 noContext(st.tokenLifetime),
 
 		// PARAM-1 (OAuth 2.1 3.2).
-		"response carries each parameter once": noContext(st.tokenMembersOnce),
+		"response carries each parameter once":                                           noContext(st.tokenMembersOnce),
+		"endpoint issues an access token with the scope the refresh without it obtained": noContext(st.issuedAsWithoutScope),
+		"endpoint refuses the client":                                                    noContext(st.clientRefused),
+		"endpoint answers 401 with a Basic challenge":                                    noContext(st.basicChallenged),
+		"response, if a success, carries an access_token":                                noContext(st.accessTokenCarried),
+		"response names its scope, if the token grants another than was asked":           noContext(st.scopeNamedWhenOther),
+		"response's scope is the whole scope of the refresh token replaced":              noContext(st.refreshTokenScopeKept),
+		"response's access token names an audience":                                      st.tokenAudienceNamed,
 	}.bind(sc, `^the token `, `$`, nil)
 }
 

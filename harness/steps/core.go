@@ -173,18 +173,18 @@ func (st *State) challengeAttributes(charset string) error {
 	if charset == "" {
 		return nil
 	}
-	if bad := outsideCharset(c.Params); len(bad) > 0 {
+	if bad := challengeOutsideCharset(c.Params); len(bad) > 0 {
 		return st.depart("WWW-Authenticate header (RFC 6750 3)", "scope, error, error_description and error_uri in the characters RFC 6750 3 allows",
 			strings.Join(bad, "; ")+": "+strings.Join(values, ", "), h.lastExchange())
 	}
 	return nil
 }
 
-// outsideCharset names the attributes of a Bearer challenge whose values
+// challengeOutsideCharset names the attributes of a Bearer challenge whose values
 // RFC 6750 section 3 forbids: scope tokens outside "%x21 / %x23-5B /
 // %x5D-7E", error and error_description outside "%x20-21 / %x23-5B /
 // %x5D-7E", an error_uri that is no URI-reference (RFC 3986 4.1).
-func outsideCharset(params map[string]string) []string {
+func challengeOutsideCharset(params map[string]string) []string {
 	allowed := func(s string, space bool) bool {
 		for _, r := range s {
 			if !(r == 0x21 || r >= 0x23 && r <= 0x5B || r >= 0x5D && r <= 0x7E || space && r == 0x20) {

@@ -23,7 +23,11 @@ func (st *authzState) refreshedOnce(ctx context.Context) error {
 	if err := st.refreshOnce(ctx); err != nil {
 		return err
 	}
-	return st.setUp(st.authz.as.token, "the first refresh")
+	if err := st.setUp(st.authz.as.token, "the first refresh"); err != nil {
+		return err
+	}
+	st.authz.as.newest, _ = st.authz.as.token.String("refresh_token")
+	return nil
 }
 
 func (st *authzState) redeemedForRefresh(ctx context.Context) error {

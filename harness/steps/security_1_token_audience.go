@@ -1,0 +1,62 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/conform-mcp/conform/harness/oauthclient"
+)
+
+// The audience of the tokens the authorization server issues (MCP
+// security.1, Token Audience Binding and Validation; OAuth 2.1 7.1.3.6:
+// "Authorization servers SHOULD issue bearer tokens that contain an audience
+// restriction, scoping their use to the intended relying party or set of
+// relying parties").
+
+// tokenAudienceNamed reads the audience of the access token the last token
+// response carries: a readable JWT's aud, else, when the metadata advertises
+// introspection_endpoint and the run's client holds a secret to ask it with,
+// introspection's aud (RFC 7662 2.2). A token that says nothing either way
+// leaves the scenario not run; an introspection answer without aud is no
+// evidence that the token has no audience restriction, and leaves it not run
+// too.
+func (st *authzState) tokenAudienceNamed(ctx context.Context) error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
+	tok, _ := r.String("access_token")
+	if claims, ok := oauthclient.Claims(tok); ok {
+		if len(oauthclient.Audience(claims)) == 0 {
+			return st.depart("audience restriction of an access token (OAuth 2.1 7.1.3.6)", "a JWT access token with aud",
+				fmt.Sprintf("a JWT whose claims name no aud: %v", claimNames(claims)), r.Exchange)
+		}
+		return nil
+	}
+	md := st.authz.as.md
+	endpoint, secret := md.String("introspection_endpoint"), st.Target.Profile.MCPAuthorization.ClientSecret()
+	if endpoint == "" || secret == "" {
+		return st.skip("the access token is no readable JWT, and the authorization server advertises no introspection_endpoint the run's client can ask " +
+			"(it needs one, and mcp_authorization.client_secret_env), so its audience cannot be read")
+	}
+	ir, err := oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, st.authz.as.clientID, oauthclient.SecretFor(md, "", secret), tok, "access_token")
+	if err != nil {
+		return st.skip(fmt.Sprintf("the introspection endpoint %s could not be asked: %v", endpoint, err))
+	}
+	if active, stated := oauthclient.Active(ir); !stated || !active {
+		return st.skip(fmt.Sprintf("the introspection endpoint did not say the token is active (%s), so its audience cannot be read", describeOAuth(ir)))
+	}
+	if _, named := ir.JSON["aud"]; !named {
+		return st.skip("the introspection answer names no aud, which RFC 7662 2.2 leaves optional, so whether the token is audience-restricted cannot be seen")
+	}
+	return nil
+}
+
+// claimNames are a JWT's claim names, for a departure's evidence.
+func claimNames(claims map[string]any) []string {
+	names := make([]string, 0, len(claims))
+	for n := range claims {
+		names = append(names, n)
+	}
+	return names
+}

@@ -1,0 +1,63 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+)
+
+// A replayed code and the tokens of its first redemption (MCP security.4;
+// OAuth 2.1 4.1.3 and 7.5.3): the scenarios present the first redemption's
+// access token to the MCP server before and after the replay.
+
+// withRedeemedToken presents the access token the client's last redemption
+// obtained.
+func (st *authzState) withRedeemedToken() error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
+	tok, _ := r.String("access_token")
+	if tok == "" {
+		return fmt.Errorf("the last token response carries no access_token")
+	}
+	st.auth = "Bearer " + tok
+	return nil
+}
+
+// callerServed is the control of a later refusal of the caller's token: the
+// request that needs authorization, sent with it, is served. When it is
+// not, a refusal after the replay would say nothing, and the scenario is not
+// run.
+func (st *authzState) callerServed(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 != 2 {
+		return st.skip(fmt.Sprintf("the access token the code was redeemed for was not served the request that needs authorization (%s), "+
+			"so a refusal after the replay would say nothing; set mcp_authorization.protected_request to a request that token may make", describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
+
+// neverIssuedToken is a token no server issued.
+const neverIssuedToken = "conform-unknown-token-4c1d8e2b9a"
+
+// unknownTokenRefused is the control of a revocation seen at the MCP
+// server: a token the server never issued is refused there. When it is
+// served (TOK-3 judges that), a revoked token served says nothing of the
+// revocation, and the scenario is not run.
+func (st *authzState) unknownTokenRefused(ctx context.Context) error {
+	r := st.protected()
+	reply, err := st.MCP.Call(ctx, "Bearer "+neverIssuedToken, r.Method, st.protectedParams(r))
+	if err := st.took(reply, err); err != nil {
+		return err
+	}
+	if reply.Status/100 == 2 {
+		return st.skip(fmt.Sprintf("the server serves a token it never issued (%s), which TOK-3 judges, so a revoked token served would say nothing of the revocation", describe(reply)))
+	}
+	st.reply, st.last = nil, nil
+	return nil
+}
