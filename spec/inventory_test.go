@@ -20,6 +20,11 @@ import (
 // may be named without existing; the list must shrink as they land (a
 // drafted ID the pack holds fails), and each must be named by the inventory.
 var drafted = []string{
+	// A confidential client sending no code_challenge (OAuth 2.1 4.1.3,
+	// derived SHOULD): needs a confidential client the default fake and the
+	// reference host do not have; its fake, ConfidentialPKCEOptional, is run
+	// for PKCE-2 already.
+	"PKCE-6",
 }
 
 // inventoried matches a document an inventory restates, as a requirement's

@@ -40,15 +40,6 @@ func breakConstants(dir string) []string {
 	return names
 }
 
-// awaitingScenario are the fake's departures and choices written ahead of
-// their scenarios: for the requirements the inventory drafted
-// (spec/inventory_test.go's list) and for the wrong verdicts real servers
-// showed. The list only shrinks: a departure leaves it when a test runs the
-// pack against it, and the guard fails while one that a test runs is still
-// listed.
-var awaitingScenario = map[string]bool{
-}
-
 var _ = Describe("the fake MCP server and authorization server", func() {
 	It("has no departure that no test runs the pack against", func() {
 		names := breakConstants("../fakeauthz")
@@ -71,17 +62,12 @@ var _ = Describe("the fake MCP server and authorization server", func() {
 			Expect(err).NotTo(HaveOccurred())
 			text = append(text, b...)
 		}
-		var unused, stale []string
+		var unused []string
 		for _, n := range names {
-			used := regexp.MustCompile(`fakeauthz\.` + n + `\b`).Match(text)
-			switch {
-			case !used && !awaitingScenario[n]:
+			if !regexp.MustCompile(`fakeauthz\.` + n + `\b`).Match(text) {
 				unused = append(unused, n)
-			case used && awaitingScenario[n]:
-				stale = append(stale, n)
 			}
 		}
 		Expect(unused).To(BeEmpty(), "a Break no test runs the pack against proves nothing")
-		Expect(stale).To(BeEmpty(), "a test runs the pack against these: take them out of awaitingScenario")
 	})
 })

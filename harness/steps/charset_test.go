@@ -8,7 +8,7 @@ import (
 var _ = Describe("outsideCharset", func() {
 	DescribeTable("names the Bearer challenge attributes whose values RFC 6750 3 forbids",
 		func(params map[string]string, want []string) {
-			Expect(outsideCharset(params)).To(Equal(want))
+			Expect(challengeOutsideCharset(params)).To(Equal(want))
 		},
 		Entry("scope tokens, an error, a description with spaces, a URI",
 			map[string]string{"scope": "mcp:tools files:write", "error": "invalid_token", "error_description": "The token expired", "error_uri": "https://h/e?x=1#y"}, []string(nil)),
