@@ -118,7 +118,9 @@ func (st *authzState) served() error {
 	if err != nil {
 		return err
 	}
-	if h.status/100 != 2 {
+	// Only a refusal of the target's own credential can be its death
+	// mid-run; a token a scenario obtained is judged as it is answered.
+	if h.status/100 != 2 && st.auth == "Bearer "+st.Target.Credential {
 		if died := st.credentialDied(h.describe()); died != "" {
 			return st.skip(died)
 		}
