@@ -29,7 +29,9 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	// Item f: the server's own word that the scope is what lacks, answered
 	// 401, departs from authorization.11's 403.
 	It("fails SCOPE-1 when insufficient scope is answered 401 with error=\"insufficient_scope\"", func() {
-		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope}, []string{azScopeHeader}, "403 for insufficient scope")
+		// CHAL-5's scope row reads the same answer: insufficient_scope with a 401.
+		expectDeparture(fakeauthz.ScopeErrorUnauthorized, []string{azScope, azCodeScope}, []string{azScopeHeader, azScopeAtOnce}, "")
+		Expect(resultOf(runAuthz(fakeauthz.ScopeErrorUnauthorized), azScope).Departure.Error()).To(ContainSubstring("403 for insufficient scope"))
 	})
 	// Item b: the run must not revoke the credential it relies on, and a
 	// credential that stops working mid-run is named as the cause.
@@ -46,7 +48,11 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Credential = h.MintFor(fakeauthz.ConfidentialID, "", h.Endpoint(), fakeauthz.ScopeTools+" "+fakeauthz.ScopeWrite)
 		}, fakeauthz.ReauthorizationRevokes)
-		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azOrigin}, "it stopped working mid-run")
+		expectNotRun(run, []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azOrigin,
+			azCodeMalformed, azCodeUnknown, azSessionHandle, azSessionOtherUser}, "")
+		for _, id := range []string{azValid, azUnknown, azTampered, azExpired, azOtherResource, azQuery, azOrigin} {
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("it stopped working mid-run"), id)
+		}
 		for _, id := range []string{azValid, azUnknown, azOrigin} {
 			Expect(resultOf(run, id).Reason).NotTo(ContainSubstring("set mcp_authorization.protected_request"), id)
 		}
@@ -62,7 +68,8 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 			introspectAsConfidential(t)
 			t.Tokens.ExpiredAt = time.Now()
 		}, fakeauthz.ExpiredTokenLive, fakeauthz.Introspection)
-		expectNotRun(run, []string{azExpired}, "is active (RFC 7662 2.2)")
+		expectOffered(run, introspectScenarios, nil, []string{azExpired}, "")
+		Expect(resultOf(run, azExpired).Reason).To(ContainSubstring("is active (RFC 7662 2.2)"))
 	})
 	It("judges TOK-4 on introspection's word that the token is not active", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
@@ -82,20 +89,23 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 			t.Tokens.OtherResourceUnproven = "the token is no readable JWT, and the authorization server did not refuse an unknown resource"
 		}, fakeauthz.AudienceIgnored, fakeauthz.Introspection)
 		Expect(withStatus(run, outcome.Failed)).To(Equal([]string{azOtherResource}), describeRun(run))
-		Expect(withStatus(run, outcome.NotRun)).To(BeEmpty(), describeRun(run))
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(withInapplicable(nil, introspectScenarios)), describeRun(run))
 	})
 	It("leaves TOK-5 not run when introspection says the token for another resource is for this server", func() {
 		run := runAuthzWith(func(h *fakeauthz.Host, t *target.Target) {
 			introspectAsConfidential(t)
 			t.Tokens.OtherResource = h.Mint(h.Endpoint(), fakeauthz.ScopeTools, false)
 		}, fakeauthz.Introspection)
-		expectNotRun(run, []string{azOtherResource}, "which names this server")
+		expectOffered(run, introspectScenarios, nil, []string{azOtherResource}, "")
+		Expect(resultOf(run, azOtherResource).Reason).To(ContainSubstring("which names this server"))
 	})
 	// Item g: a refresh asks for a scope the server advertises and the
 	// grant lacks, which a server that widens grants; one it never heard of
 	// every server drops.
 	It("fails REFRESH-4 when a refresh is granted an advertised scope the grant lacks", func() {
-		expectDeparture(fakeauthz.RefreshWidensAdvertised, []string{asWider}, nil, "leaves openid out")
+		// A refresh token widened with its grant keeps no longer the scope
+		// of the one it replaces (REFRESH-8): the same departure.
+		expectDeparture(fakeauthz.RefreshWidensAdvertised, []string{asWider, tkRefreshScope}, nil, "")
 	})
 	It("leaves REFRESH-4 not run, saying so, when nothing advertises a scope the grant lacks", func() {
 		run := runAuthz(fakeauthz.ASMetadataWithoutScopes)
@@ -105,7 +115,7 @@ var _ = Describe("the mcp-authorization pack against the wrong verdicts real ser
 	// Item i: a connection closed on a malformed token, by a server that
 	// answers the same request without one, is its answer to the token.
 	It("fails TOK-2 when the server hangs up on a malformed token, never reporting a fault of the harness", func() {
-		expectDeparture(fakeauthz.MalformedTokenHangsUp, []string{azEmptyToken, azBadChars}, nil, "while the same request without a token is answered")
+		expectDeparture(fakeauthz.MalformedTokenHangsUp, []string{azEmptyToken, azBadChars, azCodeMalformed, azChalOnceMalformed}, nil, "while the same request without a token is answered")
 	})
 })
 

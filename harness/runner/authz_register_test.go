@@ -38,7 +38,7 @@ const (
 
 // shoulds are the scenarios of SHOULDs among them, whose failures are
 // tolerated.
-var shoulds = []string{revokeAccess, introspectInactive}
+var shoulds = []string{revokeAccess, introspectInactive, regNative, regDistinct}
 
 // revokeScenarios and introspectScenarios are not applicable to a server
 // that does not advertise the endpoint.
@@ -122,7 +122,7 @@ var _ = Describe("the mcp-authorization pack against a fake registration endpoin
 		Entry("a private-use scheme without a period registered", fakeauthz.RegistrationPrivateSchemeNoPeriod, []string{regPrivate}, nil, "a refusal"),
 		// CODE-2 and REFRESH-3 take the second registration for a second
 		// client; issue 21 item l leaves them not run when it is the first.
-		Entry("every registration given the same client_id", fakeauthz.RegistrationSameClientID, []string{regDistinct, asCodeClient, asRefreshClient}, nil, "expected"),
+		Entry("every registration given the same client_id", fakeauthz.RegistrationSameClientID, []string{regDistinct}, []string{asCodeClient, asRefreshClient}, "expected"),
 		Entry("a registration answered with its client_id alone", fakeauthz.RegistrationEchoesNothing, []string{regEcho}, nil, "redirect_uris"),
 		Entry("a metadata field it does not know refused", fakeauthz.RegistrationUnknownFieldRefused, []string{regUnknown}, nil, "RFC 7591 2"),
 	)
@@ -218,7 +218,7 @@ var _ = Describe("the mcp-authorization pack against a fake that offers introspe
 		Expect(resultOf(run, introspectOpen).Status).To(Equal(outcome.Passed), describeRun(run))
 		for _, id := range []string{introspectActive, introspectUnknown, introspectHint, introspectInactive} {
 			Expect(resultOf(run, id).Status).To(Equal(outcome.NotRun), id)
-			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_secret_env"), id)
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("introspection_client_secret_env"), id)
 		}
 		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
 	})
@@ -233,7 +233,9 @@ var _ = Describe("the mcp-authorization pack against a fake that offers introspe
 	})
 	DescribeTable("fails exactly the scenarios of the broken requirement",
 		func(b fakeauthz.Break, failed, notRun []string, says string) {
-			expectOffered(runAuthzWith(withIntrospector, b), introspectScenarios, failed, notRun, says)
+			// The introspecting client is confidential: the rules that bind
+			// public clients alone are not run.
+			expectOffered(runAuthzWith(withIntrospector, b), introspectScenarios, failed, append(slices.Clone(publicOnly), notRun...), says)
 		},
 		Entry("a caller without credentials told the token is active", fakeauthz.IntrospectionOpen, []string{introspectOpen}, nil, "RFC 7662 2.1"),
 		Entry("a token looked up only where its hint says", fakeauthz.IntrospectionHintStrict, []string{introspectHint}, nil, "active true"),

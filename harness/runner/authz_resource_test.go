@@ -55,7 +55,8 @@ var _ = Describe("the mcp-authorization pack against a fake protected resource o
 		Entry("an authorization endpoint with a fragment", fakeauthz.EndpointWithFragment, []string{asFragment}, nil, "has a fragment"),
 		Entry("authorization server metadata served as text/plain", fakeauthz.ASMetadataTextPlain, []string{asJSONType}, nil, "text/plain"),
 		Entry("an empty array in the authorization server metadata", fakeauthz.ASMetadataEmptyArray, []string{asEmpty}, nil, "acr_values_supported"),
-		Entry("no scopes_supported in the authorization server metadata", fakeauthz.ASMetadataWithoutScopes, []string{asScopes}, nil, "scopes_supported absent"),
+		// REFRESH-4 has no advertised scope to ask for.
+		Entry("no scopes_supported in the authorization server metadata", fakeauthz.ASMetadataWithoutScopes, []string{asScopes}, []string{asWider}, "scopes_supported absent"),
 		Entry("none among the signing algorithms", fakeauthz.SigningAlgNone, []string{asSigningAlgs}, nil, "lists none"),
 	)
 })

@@ -64,14 +64,14 @@ func (st *authzState) askIntrospection(ctx context.Context, token, hint string, 
 		return st.skip(st.Target.Lacks("credential") + ": introspection is asked about the target's credential")
 	}
 	endpoint := md.String("introspection_endpoint")
-	a := st.Target.Profile.MCPAuthorization
 	clientID, secret := "", oauthclient.Secret{}
 	if authenticated {
-		if a.ClientID == "" || a.ClientSecret() == "" {
+		id, value := st.Target.Profile.MCPAuthorization.Introspector()
+		if id == "" || value == "" {
 			return st.skip("the introspection endpoint requires the caller to authenticate (RFC 7662 2.1), and the profile gives no client with a secret: " +
-				"set mcp_authorization.client_id and mcp_authorization.client_secret_env to a client the authorization server lets introspect")
+				"set mcp_authorization.introspection_client_id and introspection_client_secret_env (or client_id and client_secret_env) to a client the authorization server lets introspect")
 		}
-		clientID, secret = a.ClientID, oauthclient.SecretFor(md, "", a.ClientSecret())
+		clientID, secret = id, oauthclient.SecretFor(md, "", value)
 	}
 	r, err := oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, secret, token, hint)
 	if err != nil {
