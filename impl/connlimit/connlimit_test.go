@@ -77,6 +77,22 @@ func (c *client) get(path string) (string, error) {
 	return string(body), err
 }
 
+// arrived waits for a /block request to reach the handler: a bound, so a
+// request the caps closed fails the test instead of hanging it.
+func arrived(started chan struct{}) {
+	GinkgoHelper()
+	Eventually(started).WithTimeout(10*time.Second).Should(Receive(), "the request reached the handler")
+}
+
+// answered reads the reply of a request sent with start.
+func (c *client) answered() {
+	GinkgoHelper()
+	Expect(c.conn.SetDeadline(time.Now().Add(10 * time.Second))).To(Succeed())
+	resp, err := http.ReadResponse(c.r, nil)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.Body.Close()).To(Succeed())
+}
+
 // start sends a GET of path without reading the reply.
 func (c *client) start(path string) {
 	GinkgoHelper()
@@ -140,15 +156,13 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		busy := []*client{dial(addr, "127.0.0.1"), dial(addr, "127.0.0.1")}
 		for _, c := range busy {
 			c.start("/block")
-			<-started
+			arrived(started)
 		}
 		expectRefused(dial(addr, "127.0.0.1"))
 		Expect(dial(addr, "127.0.0.2").get("/")).To(Equal("ok"), "another address has room")
 		close(release)
 		for _, c := range busy {
-			resp, err := http.ReadResponse(c.r, nil)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(resp.Body.Close()).To(Succeed())
+			c.answered()
 		}
 		Eventually(func() (string, error) { return dial(addr, "127.0.0.1").get("/") }).Should(Equal("ok"))
 	})
@@ -194,7 +208,7 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		addr := server(connlimit.Limits{Total: 4, PerAddress: 4, StallAfter: 100 * time.Millisecond}, started, release)
 		busy := dial(addr, "127.0.0.1")
 		busy.start("/block")
-		<-started
+		arrived(started)
 		var slow []*client
 		for i := range 3 {
 			c := dial(addr, fmt.Sprintf("127.0.0.%d", i+2))
@@ -224,15 +238,13 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		for range 3 {
 			c := dial(addr, "127.0.0.9")
 			c.start("/block")
-			<-started
+			arrived(started)
 			held = append(held, c)
 		}
 		expectRefused(dial(addr, "127.0.0.10"))
 		close(release)
 		for _, c := range append(held, busy) {
-			resp, err := http.ReadResponse(c.r, nil)
-			Expect(err).NotTo(HaveOccurred())
-			Expect(resp.Body.Close()).To(Succeed())
+			c.answered()
 		}
 	})
 
@@ -242,6 +254,7 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 		slow.trickle()
 		time.Sleep(50 * time.Millisecond)
 		expectRefused(dial(addr, "127.0.0.3"))
+		Expect(slow.conn.SetDeadline(time.Now().Add(10 * time.Second))).To(Succeed())
 		_, err := io.WriteString(slow.conn, strings.Repeat("x", 99))
 		Expect(err).NotTo(HaveOccurred())
 		resp, err := http.ReadResponse(slow.r, nil)
