@@ -31,12 +31,15 @@ build:
 install:
 	$(GO) install $(LDFLAGS) ./cmd/conform ./cmd/toolhost
 
-# Both packs run even when the first fails, and make fails when either does
-# (conform's own exit code is in each report's last lines).
+# Both packs run even when the first fails, and make fails when either
+# fails (exit 1) or cannot start (exit 2); an incomplete run (exit 3) says in
+# its report what it could not judge, as the reference host's AUD-1 is.
 conformance:
-	@status=0; \
+	@status=0; dir="$$(mktemp -d)"; trap 'rm -rf "$$dir"' EXIT; \
+	$(GO) build -o "$$dir/conform" ./cmd/conform || exit 2; \
 	for pack in source mcp-authorization; do \
-		$(GO) run ./cmd/conform run --spec $$pack --format $(FORMAT) || status=1; \
+		"$$dir/conform" run --spec $$pack --format $(FORMAT); rc=$$?; \
+		if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then status=1; fi; \
 	done; \
 	exit $$status
 

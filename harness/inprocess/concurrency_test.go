@@ -34,8 +34,13 @@ var _ = Describe("a run with scenarios at once", func() {
 				Expect(err).NotTo(HaveOccurred())
 				return run
 			}
+			// The reference host fails nothing; what its choices leave
+			// unjudged (no confidential client, opaque tokens) may leave
+			// the authorization pack incomplete.
 			one := runWith(1)
-			Expect(one.ExitCode()).To(Equal(outcome.ExitPassed))
+			Expect(one.ExitCode()).To(BeElementOf(outcome.ExitPassed, outcome.ExitIncomplete))
+			Expect(one.Tally().HarnessErrors).To(BeZero())
+			Expect(one.Tally().Failed).To(Equal(one.Tally().Tolerated))
 			for range 3 {
 				many := runWith(8)
 				a, b := verdicts(one), verdicts(many)

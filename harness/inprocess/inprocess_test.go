@@ -96,18 +96,11 @@ type exception struct {
 }
 
 // referenceExceptions are the requirements whose scenarios the reference
-// host does not pass, by requirement tag. The client-authentication rules
-// bind confidential clients, and the host serves public clients only, so
-// they are not run; its tokens are opaque and it has no introspection, so
-// AUD-1 cannot read their audience and is not run either. CODE-4 is a SHOULD NOT the host departs from: it
-// revokes a code's tokens on any replay, an invalid one included (OAuth 2.1
-// 7.5.3); a tolerated failure until impl/oauth stops doing so.
+// host does not pass, by requirement tag, beyond those not applicable to it:
+// its tokens are opaque and it has no introspection, so AUD-1 cannot read
+// their audience and is not run.
 var referenceExceptions = map[string]exception{
-	"@CLIENTAUTH-1": {outcome.NotRun, "holds no client secret"},
-	"@CLIENTAUTH-2": {outcome.NotRun, "holds no client secret"},
-	"@CLIENTAUTH-3": {outcome.NotRun, "holds no client secret"},
-	"@AUD-1":        {outcome.NotRun, "introspection_endpoint"},
-	"@CODE-4":       {outcome.Failed, "served with a 2xx"},
+	"@AUD-1": {outcome.NotRun, "introspection_endpoint"},
 }
 
 func exceptionOf(r outcome.Result) (exception, bool) {

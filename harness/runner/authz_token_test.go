@@ -150,16 +150,27 @@ var _ = Describe("the mcp-authorization pack's token endpoint rules against the 
 		Expect(run.ExitCode()).To(Equal(outcome.ExitPassed))
 	})
 
-	It("leaves the client authentication scenarios not run against the fake's own public client, naming the keys", func() {
+	It("leaves the client authentication scenarios not run when the profile names no confidential client of a server that serves them, naming the keys", func() {
+		h := fakeauthz.Start(fakeauthz.ConfidentialRegistration)
+		DeferCleanup(h.Close)
+		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: "@CLIENTAUTH-1,@CLIENTAUTH-2,@CLIENTAUTH-3"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(withStatus(run, outcome.NotRun)).To(Equal(slices.Sorted(slices.Values(confidentialScenarios))), describeRun(run))
+		for _, id := range confidentialScenarios {
+			Expect(resultOf(run, id).Inapplicable()).To(BeFalse(), id)
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_secret_env"), id)
+		}
+	})
+
+	It("finds client authentication not applicable to a server whose metadata advertises none alone", func() {
 		h := fakeauthz.Start()
 		DeferCleanup(h.Close)
 		run, err := runner.Run(context.Background(), runner.Options{Target: h.Target(), Pack: spec.Authorization, Tags: "@CLIENTAUTH-1,@CLIENTAUTH-2,@CLIENTAUTH-3"})
 		Expect(err).NotTo(HaveOccurred())
-		// Only client authentication is selected: no scenario the default
-		// fake finds not applicable is in the run.
 		Expect(withStatus(run, outcome.NotRun)).To(Equal(slices.Sorted(slices.Values(confidentialScenarios))), describeRun(run))
 		for _, id := range confidentialScenarios {
-			Expect(resultOf(run, id).Reason).To(ContainSubstring("mcp_authorization.client_secret_env"), id)
+			Expect(resultOf(run, id).Inapplicable()).To(BeTrue(), id)
+			Expect(resultOf(run, id).Reason).To(ContainSubstring("public clients only"), id)
 		}
 	})
 })

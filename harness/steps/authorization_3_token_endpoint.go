@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/outcome"
 )
 
 // The token endpoint's request rules (MCP authorization.3, which points to
@@ -65,8 +66,15 @@ func (st *authzState) issuedAsWithoutScope() error {
 
 // holdsSecret leaves a client-authentication scenario not run when the
 // run's client holds no secret: the rules bind confidential clients only.
+// A server whose metadata advertises "none" alone serves public clients
+// only (RFC 8414 2), so the rules do not apply to it.
 func (st *authzState) holdsSecret(context.Context) error {
 	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
+		if md, err := st.needAS(); err == nil {
+			if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.ContainsFunc(methods, func(m string) bool { return m != "none" }) {
+				return st.skip(outcome.NotApplicable + fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported is %q: it serves public clients only, and client authentication (OAuth 2.1 3.2.1) binds confidential ones", methods))
+			}
+		}
 		return st.skip("the run's client holds no client secret, so client authentication (OAuth 2.1 3.2.2) has no confidential client to judge: " +
 			"set mcp_authorization.client_id and mcp_authorization.client_secret_env to a confidential client registered with redirect_uri " + st.redirectURI())
 	}

@@ -233,7 +233,8 @@ func (s *Server) handleAuthorizeDecision(w http.ResponseWriter, r *http.Request)
 
 // authorizationCodeGrant redeems an authorization code (RFC 6749 section
 // 4.1.3) with its PKCE verifier (RFC 7636 section 4.5). A code is single use:
-// presenting it again revokes everything it issued (RFC 6749 section 4.1.2,
+// presenting it again, with its own client, redirect URI and verifier,
+// revokes everything it issued (RFC 6749 section 4.1.2,
 // "the authorization server ... SHOULD revoke (when possible) all tokens
 // previously issued based on that authorization code").
 func (s *Server) authorizationCodeGrant(req tokenRequest) (*tokenResponse, *oauthError) {
@@ -255,8 +256,16 @@ func (s *Server) authorizationCodeGrant(req tokenRequest) (*tokenResponse, *oaut
 			return false, err
 		}
 		if ok && ac.Redeemed {
-			// A replay revokes the grant: that is a change, made once the
-			// read-write transaction runs.
+			// A replay with invalid parameters revokes nothing: anyone who
+			// saw the code could send it (OAuth 2.1 section 7.5.3, "SHOULD
+			// NOT revoke any issued tokens when receiving a replayed
+			// authorization code that contains invalid parameters").
+			if req.clientID != ac.ClientID || redirectURI != ac.RedirectURI || !validVerifier(verifier) || !verifierMatches(verifier, ac.Challenge) {
+				oerr = invalid
+				return true, nil
+			}
+			// A valid replay revokes the grant: that is a change, made once
+			// the read-write transaction runs.
 			if !write {
 				return false, nil
 			}
