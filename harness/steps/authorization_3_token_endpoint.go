@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/outcome"
@@ -46,22 +45,7 @@ func (st *authzState) issuedAsWithoutScope() error {
 	if err := st.tokenIssued(); err != nil {
 		return err
 	}
-	r := st.authz.as.token
-	got, named := r.JSON["scope"].(string)
-	if !named {
-		return nil
-	}
-	var missing []string
-	for _, s := range strings.Fields(st.authz.as.controlScope) {
-		if !slices.Contains(strings.Fields(got), s) {
-			missing = append(missing, s)
-		}
-	}
-	if len(missing) > 0 {
-		return st.depart("a parameter sent without a value (OAuth 2.1 3.2)", fmt.Sprintf("the scope the refresh without scope obtained, %q", st.authz.as.controlScope),
-			fmt.Sprintf("scope %q, without %s", got, strings.Join(missing, " ")), r.Exchange)
-	}
-	return nil
+	return st.keepsControlScope(st.authz.as.token, "a parameter sent without a value (OAuth 2.1 3.2)", "the scope the refresh without scope obtained")
 }
 
 // holdsSecret leaves a client-authentication scenario not run when the

@@ -290,26 +290,33 @@ func (st *authzState) metadataURLs() error {
 	if err != nil {
 		return err
 	}
-	var bad, loopback []string
-	for _, k := range []string{"resource", "jwks_uri"} {
-		raw, _ := d.object[k].(string)
-		u, err := url.Parse(raw)
+	bad := st.plainHTTP([]string{"resource", "jwks_uri"}, func(k string) string { s, _ := d.object[k].(string); return s })
+	if len(bad) > 0 {
+		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "https for resource and jwks_uri", strings.Join(bad, "; "), d.ex)
+	}
+	return nil
+}
+
+// plainHTTP returns, as "member URL", the members whose value is a plain
+// http URL on a host that is not loopback, and notes those on a loopback
+// host, where test deployments live and the rule is not judged (TLS-1).
+func (st *authzState) plainHTTP(members []string, value func(string) string) []string {
+	var remote, loopback []string
+	for _, k := range members {
+		u, err := url.Parse(value(k))
 		if err != nil || u.Scheme != "http" {
 			continue
 		}
 		if oauthclient.LoopbackHost(u.Hostname()) {
 			loopback = append(loopback, k)
 		} else {
-			bad = append(bad, fmt.Sprintf("%s %s is plain http on a host that is not loopback", k, raw))
+			remote = append(remote, k+" "+u.String())
 		}
-	}
-	if len(bad) > 0 {
-		return st.depart("protected resource metadata at "+d.url+" (RFC 9728 2)", "https for resource and jwks_uri", strings.Join(bad, "; "), d.ex)
 	}
 	if len(loopback) > 0 {
 		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
 	}
-	return nil
+	return remote
 }
 
 // metadataListsScopes is PRM-8 (RFC 9728 2: "scopes_supported:

@@ -155,24 +155,10 @@ func (st *authzState) asHTTPS() error {
 	if err != nil {
 		return err
 	}
-	var plain, loopback []string
-	for _, k := range []string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "jwks_uri", "introspection_endpoint", "revocation_endpoint"} {
-		u, err := url.Parse(md.String(k))
-		if err != nil || u.Scheme != "http" {
-			continue
-		}
-		if oauthclient.LoopbackHost(u.Hostname()) {
-			loopback = append(loopback, k)
-		} else {
-			plain = append(plain, fmt.Sprintf("%s %s", k, u))
-		}
-	}
+	plain := st.plainHTTP([]string{"issuer", "authorization_endpoint", "token_endpoint", "registration_endpoint", "jwks_uri", "introspection_endpoint", "revocation_endpoint"}, md.String)
 	if len(plain) > 0 {
 		return st.depart("authorization server metadata at "+md.URL+" (security.3, OAuth 2.1 1.5)", "https for every endpoint on a host that is not loopback",
 			strings.Join(plain, ", "), md.Reply.Exchange)
-	}
-	if len(loopback) > 0 {
-		st.Notes.Observe(st.pickleID, "plain http on a loopback host, where the rule is not judged: "+strings.Join(loopback, ", "))
 	}
 	return nil
 }

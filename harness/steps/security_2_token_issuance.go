@@ -152,6 +152,13 @@ func (st *authzState) refreshTokenScopeKept() error {
 	if tok, _ := r.String("access_token"); r.Status/100 != 2 || tok == "" {
 		return st.skip(fmt.Sprintf("the refresh with the new refresh token was not served (%s), so the scope it carries cannot be read", describeOAuth(r)))
 	}
+	return st.keepsControlScope(r, "scope of a new refresh token (OAuth 2.1 4.3.3)", "the scope of the refresh token it replaced")
+}
+
+// keepsControlScope judges that a token response r which names a scope
+// names every scope of the run's refresh without scope (controlScope); one
+// that names none has the scope requested (OAuth 2.1 3.2.3).
+func (st *authzState) keepsControlScope(r *oauthclient.Reply, check, want string) error {
 	got, named := r.JSON["scope"].(string)
 	if !named {
 		return nil
@@ -163,7 +170,7 @@ func (st *authzState) refreshTokenScopeKept() error {
 		}
 	}
 	if len(missing) > 0 {
-		return st.depart("scope of a new refresh token (OAuth 2.1 4.3.3)", fmt.Sprintf("the scope of the refresh token it replaced, %q", st.authz.as.controlScope),
+		return st.depart(check, fmt.Sprintf("%s, %q", want, st.authz.as.controlScope),
 			fmt.Sprintf("scope %q, without %s", got, strings.Join(missing, " ")), r.Exchange)
 	}
 	return nil
