@@ -196,6 +196,9 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 			resp["client_secret_expires_at"] = 0
 		}
 	}
+	if h.breaks[SecretWithNone] {
+		resp["client_secret"], resp["client_secret_expires_at"] = random(), 0
+	}
 	h.registered++
 	h.mu.Unlock()
 	if h.breaks[RegistrationEchoesNothing] {

@@ -500,6 +500,11 @@ const (
 	// HTTP Basic or in the body (item n). A native client that asked for
 	// none made confidential is REG-8's tolerated departure.
 	ConfidentialRegistration Break = "confidential-registration"
+	// SecretWithNone, a compliant choice, answers a registration with a
+	// client_secret yet keeps the token_endpoint_auth_method none asked for
+	// and never requires the secret: nothing is required of a native client
+	// (REG-8 passes, OAuth 2.1 8.1.1).
+	SecretWithNone Break = "secret-with-none"
 	// RefreshOnlyOfflineAccess advertises offline_access and issues refresh
 	// tokens only to authorizations that asked for it (item o).
 	RefreshOnlyOfflineAccess Break = "refresh-only-offline-access"

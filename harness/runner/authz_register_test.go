@@ -163,6 +163,12 @@ var _ = Describe("the mcp-authorization pack against a registration endpoint's a
 		Expect(resultOf(run, regExpiry).Departure.Error()).To(ContainSubstring("client_secret_expires_at"))
 		Expect(run.Tolerated(resultOf(run, regExpiry))).To(BeFalse())
 	})
+	It("passes a registration that issues a native client a secret yet keeps none, requiring nothing of it (REG-8, OAuth 2.1 8.1.1)", func() {
+		run := runAuthz(fakeauthz.SecretWithNone)
+		expectApplicablePass(run)
+		Expect(resultOf(run, regNative).Status).To(Equal(outcome.Passed))
+		Expect(resultOf(run, regExpiry).Status).To(Equal(outcome.Passed))
+	})
 	It("leaves REG-8 not run when the profile's redirect URI makes the client a web one", func() {
 		run := runAuthzWith(func(_ *fakeauthz.Host, t *target.Target) {
 			t.Profile.MCPAuthorization.RedirectURI = "https://app.conform.invalid/callback"

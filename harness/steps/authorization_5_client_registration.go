@@ -483,8 +483,8 @@ var sharedSecretMethods = []string{"client_secret_basic", "client_secret_post", 
 // to require client authentication of public native apps clients using a
 // shared secret" (OAuth 2.1 8.1.1). The run's registration asks for
 // token_endpoint_auth_method none; when it names application_type native
-// (a loopback redirect URI), a secret issued instead, or a shared-secret
-// method, is that requirement.
+// (a loopback redirect URI), a shared-secret method answered instead is
+// that requirement.
 func (st *authzState) registrationKeptPublic() error {
 	r, err := st.registrationReply()
 	if err != nil {
@@ -493,10 +493,11 @@ func (st *authzState) registrationKeptPublic() error {
 	if kind := oauthclient.ApplicationType(st.redirectURI()); kind != "native" {
 		return st.skip(fmt.Sprintf("the profile's redirect_uri %s makes the registration a %s client's, and OAuth 2.1 8.1.1 speaks of native apps", st.redirectURI(), kind))
 	}
-	method, _ := r.String("token_endpoint_auth_method")
-	if secret, _ := r.String("client_secret"); secret != "" || slices.Contains(sharedSecretMethods, method) {
+	// A secret issued alongside token_endpoint_auth_method none requires
+	// nothing of the client; a shared-secret method does.
+	if method, _ := r.String("token_endpoint_auth_method"); slices.Contains(sharedSecretMethods, method) {
 		return st.depart("registration of a native public client asking token_endpoint_auth_method none (OAuth 2.1 8.1.1)",
-			"a public client, without a client_secret", describeOAuth(r), r.Exchange)
+			"token_endpoint_auth_method none, no shared secret required", describeOAuth(r), r.Exchange)
 	}
 	return nil
 }
