@@ -29,7 +29,6 @@ import (
 // file it replaces.
 type Disk struct {
 	root  *os.Root
-	dir   string
 	locks pathLocks
 	cache dirCache
 
@@ -73,7 +72,7 @@ func NewDisk(dir string) (*Disk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("disk provider: %w", err)
 	}
-	return &Disk{root: root, dir: dir}, nil
+	return &Disk{root: root}, nil
 }
 
 // RemoveUnfinished removes the temporary files of writes that never
@@ -139,7 +138,7 @@ func (d *Disk) reserve(n, size, grow int64) error {
 	}
 	if q.FreeBytes > 0 {
 		var st syscall.Statfs_t
-		if err := syscall.Statfs(d.dir, &st); err != nil {
+		if err := syscall.Statfs(d.root.Name(), &st); err != nil {
 			return fmt.Errorf("disk provider: free space: %w", err)
 		}
 		free := int64(st.Bavail) * st.Bsize

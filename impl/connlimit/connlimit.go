@@ -256,7 +256,7 @@ func (l *Listener) ConnState(nc net.Conn, state http.ConnState) {
 		}
 	case http.StateActive:
 		// A request's first byte came: it arrives until its body has.
-		c.arriving, c.since, c.handled, c.bodyBytes = true, time.Now(), false, 0
+		c.arriving, c.since, c.bodyBytes = true, time.Now(), 0
 		l.unwait(c)
 	case http.StateHijacked:
 		c.arriving = false
@@ -276,10 +276,9 @@ type conn struct {
 	elem    *list.Element
 	// arriving says a request is still arriving: from its first byte until
 	// its handler has read the body to its end (Bodies). since is when it
-	// began, and once handled (the handler started), when the body began;
+	// began, and once its handler started, when the body began;
 	// bodyBytes is how much of the body came. All guarded by owner.mu.
 	arriving  bool
-	handled   bool
 	since     time.Time
 	bodyBytes int64
 }
@@ -330,7 +329,7 @@ func (l *Listener) Bodies(next http.Handler) http.Handler {
 		}
 		l.mu.Lock()
 		// A request without a body has arrived with its header.
-		c.handled, c.since, c.bodyBytes, c.arriving = true, time.Now(), 0, r.ContentLength != 0
+		c.since, c.bodyBytes, c.arriving = time.Now(), 0, r.ContentLength != 0
 		l.mu.Unlock()
 		r.Body = &body{ReadCloser: r.Body, c: c, length: r.ContentLength}
 		next.ServeHTTP(w, r)

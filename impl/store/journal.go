@@ -96,13 +96,22 @@ func (j *journal) append(c Client) error {
 	if err != nil {
 		return fmt.Errorf("encode registration: %w", err)
 	}
-	if _, err := j.f.Write(append(line, '\n')); err != nil {
+	// A write or sync that fails (a full disk) is cut off again, so the
+	// next registration does not run into its half line and the next Open
+	// does not stop there, dropping every registration after it.
+	fi, err := j.f.Stat()
+	if err != nil {
 		return fmt.Errorf("append registration: %w", err)
 	}
-	if !j.noSync {
-		if err := j.f.Sync(); err != nil {
-			return fmt.Errorf("append registration: %w", err)
+	_, err = j.f.Write(append(line, '\n'))
+	if err == nil && !j.noSync {
+		err = j.f.Sync()
+	}
+	if err != nil {
+		if terr := j.f.Truncate(fi.Size()); terr != nil {
+			return fmt.Errorf("append registration: %w (and the journal could not be cut back: %v)", err, terr)
 		}
+		return fmt.Errorf("append registration: %w", err)
 	}
 	next := maps.Clone(j.snapshot())
 	next[c.ID] = c
