@@ -15,8 +15,8 @@ import (
 
 // tokenAudienceNamed reads the audience of the access token the last token
 // response carries: a readable JWT's aud, else, when the metadata advertises
-// introspection_endpoint and the run's client holds a secret to ask it with,
-// introspection's aud (RFC 7662 2.2). A token that says nothing either way
+// introspection_endpoint, introspection's aud (RFC 7662 2.2), asked as the
+// profile's introspecting client. A token that says nothing either way
 // leaves the scenario not run; an introspection answer without aud is no
 // evidence that the token has no audience restriction, and leaves it not run
 // too.
@@ -33,19 +33,14 @@ func (st *authzState) tokenAudienceNamed(ctx context.Context) error {
 		}
 		return nil
 	}
-	md := st.authz.as.md
-	endpoint, secret := md.String("introspection_endpoint"), st.Target.Profile.MCPAuthorization.ClientSecret()
-	if endpoint == "" || secret == "" {
-		return st.skip("the access token is no readable JWT, and the authorization server advertises no introspection_endpoint the run's client can ask " +
-			"(it needs one, and mcp_authorization.client_secret_env), so its audience cannot be read")
+	in := st.introspect(ctx, tok)
+	if in.why != "" {
+		return st.skip("the access token is no readable JWT, so its audience is read by introspection, which cannot be asked: " + in.why)
 	}
-	ir, err := oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, st.authz.as.clientID, oauthclient.SecretFor(md, "", secret), tok, "access_token")
-	if err != nil {
-		return st.skip(fmt.Sprintf("the introspection endpoint %s could not be asked: %v", endpoint, err))
+	if !in.active {
+		return st.skip(fmt.Sprintf("the introspection endpoint did not say the token is active (%s), so its audience cannot be read", describeOAuth(in.reply)))
 	}
-	if active, stated := oauthclient.Active(ir); !stated || !active {
-		return st.skip(fmt.Sprintf("the introspection endpoint did not say the token is active (%s), so its audience cannot be read", describeOAuth(ir)))
-	}
+	ir := in.reply
 	if _, named := ir.JSON["aud"]; !named {
 		return st.skip("the introspection answer names no aud, which RFC 7662 2.2 leaves optional, so whether the token is audience-restricted cannot be seen")
 	}
