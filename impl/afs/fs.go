@@ -189,13 +189,13 @@ func (f *FS) Read(ctx context.Context, p string, offset int64, length int) (Chun
 	if length <= 0 || length > f.limits.ReadBytes {
 		length = f.limits.ReadBytes
 	}
-	// The reply may take replyFactor bytes for each byte read: hold them
+	// The reply may take budget.ReplyFactor bytes for each byte read: hold them
 	// of the host's in-flight bound before reading (package budget).
 	toRead := int64(length) + 1
 	if rest := found.info.Size - max(offset, 0) + 1; rest >= 1 && rest < toRead {
 		toRead = rest
 	}
-	if err := budget.FromContext(ctx).Hold(ctx, replyFactor*toRead); err != nil {
+	if err := budget.FromContext(ctx).Hold(ctx, budget.ReplyFactor*toRead); err != nil {
 		return Chunk{}, err
 	}
 	data, err := readAt(ctx, found, max(offset, 0), length)
@@ -211,10 +211,6 @@ func (f *FS) Read(ctx context.Context, p string, offset int64, length int) (Chun
 	}
 	return c, nil
 }
-
-// replyFactor is how many bytes a reply may take for each byte a read
-// returns: JSON writes a "<" as six, and the result holds the bytes too.
-const replyFactor = 7
 
 // readAt reads up to length+1 bytes of n from offset: the extra byte tells
 // whether the file goes on. The buffer is sized by the file's size when

@@ -20,6 +20,12 @@ type pool struct {
 	size int64
 }
 
+// ReplyFactor is how many bytes of a JSON reply one byte a read returns may
+// take: JSON writes a "<" as six (\u003c), and the result holds the bytes
+// too. What a read holds of the pool, and the least a reply bound may be
+// for one read to fit, both follow from it.
+const ReplyFactor = 7
+
 func newPool(size int64) *pool {
 	return &pool{sem: semaphore.NewWeighted(size), size: size}
 }

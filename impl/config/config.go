@@ -177,16 +177,12 @@ const (
 	DefaultInFlightReplyBytes = 32 << 20
 )
 
-// replyFactor is how many bytes of JSON one byte a read returns may take
-// (a "<" is written \u003c).
-const replyFactor = 7
-
 // Request returns the limits of one request, defaults filled in.
 func (l Limits) Request() budget.Limits {
 	out := budget.Limits{ReplyBytes: l.RequestReplyBytes, ScanBytes: l.RequestScanBytes, Timeout: l.RequestTimeout,
 		AnonymousTimeout: l.AnonymousRequestTimeout, InFlightBytes: l.InFlightReplyBytes}
 	if out.ReplyBytes == 0 {
-		out.ReplyBytes = max(DefaultRequestReplyBytes, replyFactor*int64(l.readBytes()))
+		out.ReplyBytes = max(DefaultRequestReplyBytes, budget.ReplyFactor*int64(l.readBytes()))
 	}
 	if out.ScanBytes == 0 {
 		out.ScanBytes = DefaultRequestScanBytes
@@ -198,7 +194,7 @@ func (l Limits) Request() budget.Limits {
 		out.AnonymousTimeout = DefaultAnonymousRequestTimeout
 	}
 	if out.InFlightBytes == 0 {
-		out.InFlightBytes = max(DefaultInFlightReplyBytes, replyFactor*int64(l.readBytes()))
+		out.InFlightBytes = max(DefaultInFlightReplyBytes, budget.ReplyFactor*int64(l.readBytes()))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/conform-mcp/conform/impl/afs"
+	"github.com/conform-mcp/conform/impl/budget"
 	"github.com/conform-mcp/conform/impl/clientaddr"
 )
 
@@ -44,8 +45,8 @@ func (c Config) Validate() error {
 		bad("limits.search_file_bytes %d: must be between 1 and %d (0 for the default)", c.Limits.SearchFileBytes, MaxLimitBytes)
 	}
 	errs = append(errs, c.RateLimits.validate()...)
-	if r := c.Limits.RequestReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
-		bad("limits.request_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read's reply fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	if r := c.Limits.RequestReplyBytes; r < 0 || r > 0 && r < budget.ReplyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.request_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read's reply fits (0 for the default)", r, budget.ReplyFactor, c.Limits.readBytes())
 	}
 	if c.Limits.RequestScanBytes < 0 {
 		bad("limits.request_scan_bytes %d: must be positive (0 for the default)", c.Limits.RequestScanBytes)
@@ -61,8 +62,8 @@ func (c Config) Validate() error {
 	if c.Limits.AnonymousRequestTimeout < 0 {
 		bad("limits.anonymous_request_timeout %s: must be positive (0 for the default)", c.Limits.AnonymousRequestTimeout)
 	}
-	if r := c.Limits.InFlightReplyBytes; r < 0 || r > 0 && r < replyFactor*int64(c.Limits.readBytes()) {
-		bad("limits.inflight_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read fits (0 for the default)", r, replyFactor, c.Limits.readBytes())
+	if r := c.Limits.InFlightReplyBytes; r < 0 || r > 0 && r < budget.ReplyFactor*int64(c.Limits.readBytes()) {
+		bad("limits.inflight_reply_bytes %d: must be at least %d times limits.read_bytes (%d), so that one read fits (0 for the default)", r, budget.ReplyFactor, c.Limits.readBytes())
 	}
 	if c.Limits.ConcurrentSearches < 0 {
 		bad("limits.concurrent_searches %d: must be positive (0 for the default)", c.Limits.ConcurrentSearches)
