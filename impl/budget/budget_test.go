@@ -207,6 +207,40 @@ var _ = Describe("the host's bound on reply bytes in flight", func() {
 		Expect(send(false).Code).To(Equal(http.StatusOK))
 	})
 
+	It("holds what a request's replies take beyond what its reads held, so every tool's reply counts against the bound", func() {
+		holding := make(chan struct{})
+		answer := make(chan struct{})
+		bound := budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			if r.Header.Get("X-Hold") != "" {
+				// A search's reply: charged, never held by a read.
+				Expect(b.Reply(90)).To(Succeed())
+				Expect(b.Cover(r.Context())).To(Succeed())
+				close(holding)
+				<-answer
+			} else if err := b.Hold(r.Context(), 40); err != nil {
+				return
+			}
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}), budget.Limits{ReplyBytes: l.ReplyBytes, ScanBytes: l.ScanBytes, Timeout: time.Minute, AnonymousTimeout: l.Timeout, InFlightBytes: l.InFlightBytes})
+		send := func(hold bool) int {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("{}"))
+			if hold {
+				req.Header.Set("X-Hold", "1")
+			}
+			bound.ServeHTTP(rec, req)
+			return rec.Code
+		}
+		held := make(chan int, 1)
+		go func() { held <- send(true) }()
+		<-holding
+		Expect(send(false)).To(Equal(http.StatusServiceUnavailable))
+		close(answer)
+		Expect(<-held).To(Equal(http.StatusOK))
+		Expect(send(false)).To(Equal(http.StatusOK))
+	})
+
 	It("never makes a request wait for more than the whole bound, what it holds counted", func() {
 		rec := httptest.NewRecorder()
 		budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

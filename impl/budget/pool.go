@@ -68,6 +68,21 @@ func (b *Budget) Hold(ctx context.Context, n int64) error {
 	return nil
 }
 
+// Cover holds of the pool what the request's replies take (Reply) beyond
+// what it already holds. A read holds its share before it reads (Hold);
+// every other tool's reply, a search's or a listing's, is held here once
+// its size is known, so that it counts against the bound while it waits
+// for a slow client to take it, as a read's does.
+func (b *Budget) Cover(ctx context.Context) error {
+	if b == nil || b.pool == nil {
+		return nil
+	}
+	b.mu.Lock()
+	n := b.reply.Load() - b.held
+	b.mu.Unlock()
+	return b.Hold(ctx, n)
+}
+
 // release gives back what the request held.
 func (b *Budget) release() {
 	b.mu.Lock()

@@ -13,7 +13,8 @@ import (
 // call runs t within the budget of the request it belongs to (package
 // budget): after the request's other calls, in one of the host's slots when
 // t is expensive (slots.go), by its deadline, and charged
-// with the bytes its result encodes to. A call past the budget does no work
+// with the bytes its result encodes to, which it holds of the host's bound
+// on replies in flight until the request is answered. A call past the budget does no work
 // or loses its result; the request is then answered with the budget's
 // error alone (budget.Bound), so the failure here is never seen.
 func (t tool) call(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult {
@@ -40,6 +41,9 @@ func (t tool) call(ctx context.Context, raw json.RawMessage) *mcp.CallToolResult
 		return failure(err)
 	}
 	if err := b.Reply(encodedSize(res)); err != nil {
+		return failure(err)
+	}
+	if err := b.Cover(ctx); err != nil {
 		return failure(err)
 	}
 	return res
