@@ -19,7 +19,7 @@ Feature: 3 Time windows
 
   @TIME-3 @RES-2 @needs-approval @id:credential-from-device-grant-kept-used-again
   Scenario: A credential from the device grant is kept to be used again at the end of the run
-    Given a newly registered client
+    Given a registered client
     And a device authorization for the registered client
     And the sign-in is approved
     When the client polls the token endpoint

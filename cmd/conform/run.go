@@ -15,8 +15,10 @@ import (
 
 	"github.com/conform-mcp/conform/harness/credentials"
 	"github.com/conform-mcp/conform/harness/inprocess"
+	"github.com/conform-mcp/conform/harness/login"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/registrations"
 	"github.com/conform-mcp/conform/harness/report"
 	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
@@ -254,6 +256,13 @@ func chooseTarget(ctx context.Context, p profile.Profile, external bool, pack *r
 	credentials.WarnEmpty(p, stderr)
 	t := target.FromProfile(p)
 	t.StateDir = stateDir
+	// Source 7.3: a client registers once and keeps its client_id; the
+	// clients of earlier runs spare the host's registration allowance.
+	if dir, err := login.Dir(stateDir); err != nil {
+		fmt.Fprintf(stderr, "conform: %v; the clients this run registers are not kept\n", err)
+	} else {
+		t.Clients = registrations.Open(dir, stderr)
+	}
 	return t, func() {}, nil
 }
 

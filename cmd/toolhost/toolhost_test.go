@@ -17,6 +17,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
+
+	"github.com/conform-mcp/conform/harness/registrations"
 )
 
 // notRunTags returns, for every scenario of a cucumber report that did not
@@ -67,6 +69,47 @@ func notRunTags(report string) map[string][]string {
 					out[e.Name] = append(out[e.Name], t.Name)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// verdicts reads a cucumber report: for every scenario, by name (an
+// outline's rows named apart by their example), "passed", or "failed" or
+// "not run: <reason>" with the first step that did not pass.
+func verdicts(report string) map[string]string {
+	GinkgoHelper()
+	raw, err := os.ReadFile(report)
+	Expect(err).NotTo(HaveOccurred())
+	var features []struct {
+		Elements []struct {
+			Name  string `json:"name"`
+			Steps []struct {
+				Result struct {
+					Status string `json:"status"`
+					Error  string `json:"error_message"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	Expect(json.Unmarshal(raw, &features)).To(Succeed())
+	out := map[string]string{}
+	for _, f := range features {
+		for _, e := range f.Elements {
+			verdict := "passed"
+			for _, st := range e.Steps {
+				if st.Result.Status == "passed" {
+					continue
+				}
+				// A step not run says why in its message ("not run: ...").
+				verdict = st.Result.Status + ": " + st.Result.Error
+				if strings.HasPrefix(st.Result.Error, "not run: ") {
+					verdict = st.Result.Error
+				}
+				break
+			}
+			Expect(out).NotTo(HaveKey(e.Name))
+			out[e.Name] = verdict
 		}
 	}
 	return out
@@ -207,6 +250,68 @@ var _ = Describe("toolhost serve", func() {
 		Expect(said).To(ContainSubstring(`signed in to ` + base + ` through the device grant`))
 		Expect(said).To(ContainSubstring(`signed in to ` + peer + ` through the device grant`))
 		needsOneOf(notRunTags(report), "@needs-time", "@needs-clock")
+	})
+
+	Context("run again and again with one state directory, at the default registration limits", func() {
+		var base, profile, state string
+		BeforeEach(func() {
+			env := []string{"TOOLHOST_OWNER_SECRET=" + exportedOwnerSecret}
+			_, base = serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
+			_, peer := serveWith(env, "127.0.0.1:0", GinkgoT().TempDir())
+			dir := GinkgoT().TempDir()
+			state = filepath.Join(dir, "state")
+			profile = filepath.Join(dir, "host.yaml")
+			Expect(os.WriteFile(profile, []byte(fmt.Sprintf(
+				"target: %s\npeer:\n  target: %s\noauth:\n  device_approval_command: %q\n",
+				base, peer, toolhostPath+" approve --target {target} {user_code}")), 0o600)).To(Succeed())
+		})
+		run := func() map[string]string {
+			GinkgoHelper()
+			report := filepath.Join(GinkgoT().TempDir(), "c.json")
+			exits(startWith([]string{"TOOLHOST_OWNER_SECRET=" + exportedOwnerSecret}, conformPath,
+				"run", "--profile", profile, "--state-dir", state, "--format", "progress,cucumber:"+report), 3)
+			return verdicts(report)
+		}
+
+		It("registers once and keeps the client_id, so a second run right after the first gives the first's verdicts", func() {
+			first, second := run(), run()
+			// The first run's registration-limit probe (@run-last) spends the
+			// allowance, and the host gives one back every 3 minutes: what
+			// judges registration itself, registering with a redirect URI of
+			// its own, is not run the second time, and nothing else changes.
+			for name, verdict := range first {
+				if strings.HasPrefix(name, "A registration with a supported redirect URI returns a client_id") {
+					Expect(second[name]).To(HavePrefix("not run: registration throttled by the host's rate limit"), name)
+					continue
+				}
+				Expect(second[name]).To(Equal(verdict), name)
+			}
+			Expect(second).To(HaveLen(len(first)))
+			Expect(first).To(ContainElement("passed"))
+
+			// A third run finds the kept client's device authorizations
+			// throttled (ten per client, one more every 30 seconds, RFC 8628
+			// section 5.2): what needs them is not run, and nothing fails for it.
+			Expect(run()).NotTo(ContainElement(HavePrefix("failed")))
+		})
+
+		It("replaces a kept client the host no longer knows, silently", func() {
+			kept := registrations.Open(state, GinkgoWriter)
+			for _, use := range []registrations.Use{registrations.DeviceSignIn, registrations.DeviceScenarios} {
+				kept.Keep(registrations.Key{Server: base + "/oauth/register", RedirectURI: "http://127.0.0.1:8765/callback", Use: use},
+					registrations.Client{ID: "removed-" + string(use)})
+			}
+			verdicts := run()
+			Expect(verdicts).NotTo(ContainElement(HavePrefix("failed")))
+			Expect(verdicts).To(HaveKeyWithValue("A client that registered once keeps its client_id once the address is throttled", "passed"))
+			Expect(verdicts).To(HaveKeyWithValue("A credential in the Authorization header admits a privileged tool", "passed"))
+			again := registrations.Open(state, GinkgoWriter)
+			for _, use := range []registrations.Use{registrations.DeviceSignIn, registrations.DeviceScenarios} {
+				c, _, ok := again.Get(registrations.Key{Server: base + "/oauth/register", RedirectURI: "http://127.0.0.1:8765/callback", Use: use})
+				Expect(ok).To(BeTrue())
+				Expect(c.ID).NotTo(HavePrefix("removed-"))
+			}
+		})
 	})
 
 	It("keeps credentials across a restart on the same data directory", func() {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sync"
 
@@ -42,11 +41,11 @@ func Device(ctx context.Context, t *target.Target, stderr io.Writer) {
 	var wg sync.WaitGroup
 	log := &lockedWriter{w: stderr}
 	if t.Credential == "" {
-		wg.Go(func() { t.Credential = signInTo(ctx, t.HTTP, p, p.Target, t.Approve, log) })
+		wg.Go(func() { t.Credential = signInTo(ctx, t, p.Target, t.Approve, log) })
 	}
 	if p.Peer != nil && t.PeerCredential == "" {
 		wg.Go(func() {
-			t.PeerCredential = signInTo(ctx, t.HTTP, p, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), log)
+			t.PeerCredential = signInTo(ctx, t, p.Peer.Target, target.CommandApprover(cmd, p.Peer.Target), log)
 		})
 	}
 	wg.Wait()
@@ -66,10 +65,11 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 // signInTo signs in through the run's own HTTP client, so that the user's
 // connection flags (a gateway's headers, --insecure, --timeout, -v) hold for
-// the sign-in as for every other request.
-func signInTo(ctx context.Context, hc *http.Client, p profile.Profile, base string, approve target.Approver, stderr io.Writer) string {
-	oc := oauthclient.New(base, p.OAuth.Endpoints(), hc)
-	token, err := signin.Device(ctx, oc, approve, target.Sleep)
+// the sign-in as for every other request, with the client kept for base
+// from an earlier run, if any.
+func signInTo(ctx context.Context, t *target.Target, base string, approve target.Approver, stderr io.Writer) string {
+	oc := oauthclient.New(base, t.Profile.OAuth.Endpoints(), t.HTTP)
+	token, err := signin.Device(ctx, oc, approve, target.Sleep, t.Clients)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: could not sign in to %s with the device approval command: %v\n", base, err)
 		return ""

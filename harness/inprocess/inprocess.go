@@ -144,5 +144,6 @@ func authorizationTokens(ctx context.Context, t *target.Target, clk *clock.Manua
 
 func signIn(ctx context.Context, p profile.Profile, base string, approve target.Approver, hc *http.Client, wait func(context.Context, time.Duration) error) (string, error) {
 	oc := oauthclient.New(base, p.OAuth.Endpoints(), hc)
-	return signin.Device(ctx, oc, approve, wait)
+	// Both instances are new to this run: there is no client to keep.
+	return signin.Device(ctx, oc, approve, wait, nil)
 }

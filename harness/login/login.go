@@ -154,7 +154,7 @@ func deviceAuth(ctx context.Context, cfg *oauth2.Config) (*oauthclient.DeviceAut
 // variable is empty. An empty stateDir means $CONFORM_STATE_DIR, else the
 // default directory.
 func StoredCredential(stateDir, target string) (string, bool) {
-	dir, err := defaultDir(stateDir)
+	dir, err := Dir(stateDir)
 	if err != nil {
 		return "", false
 	}
@@ -212,7 +212,10 @@ func refused(err error) bool {
 // what it stores, for every command, when --state-dir does not.
 const StateDirEnv = "CONFORM_STATE_DIR"
 
-func defaultDir(dir string) (string, error) {
+// Dir is the state directory every command keeps and finds what conform
+// stores in: dir when given, else $CONFORM_STATE_DIR, else
+// os.UserConfigDir()/conform.
+func Dir(dir string) (string, error) {
 	if dir == "" {
 		dir = os.Getenv(StateDirEnv)
 	}
@@ -228,7 +231,7 @@ func defaultDir(dir string) (string, error) {
 
 // stateDir returns the state directory, created private to the user.
 func stateDir(dir string) (string, error) {
-	dir, err := defaultDir(dir)
+	dir, err := Dir(dir)
 	if err != nil {
 		return "", err
 	}

@@ -20,6 +20,11 @@ func (c *Client) Register(ctx context.Context, body any) (*Reply, error) {
 	return c.RegisterRaw(ctx, jsonType, raw)
 }
 
+// RegistrationEndpoint is the URL registrations are sent to: the
+// authorization server a client registered here is known by, when no
+// metadata names its issuer.
+func (c *Client) RegistrationEndpoint() string { return Resolve(c.base, c.endpoints.Register) }
+
 // RegisterRaw posts body as is to the registration endpoint, with the given
 // Content-Type ("" sends none), for malformed-request checks.
 func (c *Client) RegisterRaw(ctx context.Context, contentType string, body []byte) (*Reply, error) {

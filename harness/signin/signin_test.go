@@ -65,7 +65,7 @@ var _ = Describe("signing in through the device grant without a person", func() 
 		DeferCleanup(srv.Close)
 		var waits []time.Duration
 		sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-		token, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, sleep)
+		token, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, sleep, nil)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(token).To(Equal("tok"))
 		Expect(waits).To(Equal([]time.Duration{2 * time.Second, 7 * time.Second}))
@@ -74,7 +74,7 @@ var _ = Describe("signing in through the device grant without a person", func() 
 	It("stops at any other error, saying what the host answered", func(ctx context.Context) {
 		srv := host([]map[string]any{{"error": "access_denied"}}, &approved)
 		DeferCleanup(srv.Close)
-		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, target.Sleep)
+		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, target.Sleep, nil)
 		Expect(err).To(MatchError(ContainSubstring("access_denied")))
 	})
 
@@ -82,7 +82,7 @@ var _ = Describe("signing in through the device grant without a person", func() 
 		srv := host(nil, &approved)
 		DeferCleanup(srv.Close)
 		refuse := func(context.Context, string) error { return errors.New("no consent page") }
-		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), refuse, target.Sleep)
+		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), refuse, target.Sleep, nil)
 		Expect(err).To(MatchError("no consent page"))
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/registrations"
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
@@ -37,9 +38,20 @@ type clientCache struct {
 	// authorized is true once the cached client completed an authorization,
 	// which keeps its registration beyond seven days.
 	authorized bool
+	// recheck is true once seven days passed for an authorized cached
+	// client: source 3 keeps it, but a host that removed it all the same
+	// fails TIME-2 alone, not every scenario that merely uses a registered
+	// client, so the host is asked whether it still knows it before use.
+	recheck bool
+	// deviceThrottled is true once a device authorization for the cached
+	// client was throttled in the run: a limit per client (RFC 8628
+	// section 5.2), which a client kept across runs may reach, and which
+	// OAUTH-7 cannot then tell from a lockout by the registration throttle.
+	deviceThrottled bool
 	// successes counts registrations the host accepted from this address in
-	// the run; the limit probe needs at least one to tell a throttle from a
-	// refusal of the request itself.
+	// the run, the kept client's from an earlier run among them; the limit
+	// probe needs at least one to tell a throttle from a refusal of the
+	// request itself.
 	successes int
 }
 
@@ -49,10 +61,43 @@ func (c *clientCache) get() string {
 	return c.clientID
 }
 
+// usable returns the cached client and whether the host must be asked
+// whether it still knows it (recheck).
+func (c *clientCache) usable() (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.clientID, c.recheck
+}
+
+// throttledDevice records that the host throttled a device authorization
+// for clientID, when it is the cached client.
+func (c *clientCache) throttledDevice(clientID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clientID == clientID {
+		c.deviceThrottled = true
+	}
+}
+
+// deviceThrottledBefore says whether a device authorization for the
+// cached client was throttled in the run.
+func (c *clientCache) deviceThrottledBefore() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.deviceThrottled
+}
+
+// known records that the host still knows the cached client.
+func (c *clientCache) known() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.recheck = false
+}
+
 func (c *clientCache) keep(clientID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.clientID, c.aged, c.authorized = clientID, 0, false
+	c.clientID, c.aged, c.authorized, c.recheck, c.deviceThrottled = clientID, 0, false, false, false
 }
 
 func (c *clientCache) accepted() {
@@ -82,7 +127,11 @@ func (c *clientCache) age(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.aged += d
-	if !c.authorized && c.aged >= sevenDays {
+	switch {
+	case c.aged < sevenDays:
+	case c.authorized:
+		c.recheck = true
+	default:
 		c.clientID = ""
 	}
 }
@@ -184,12 +233,21 @@ func (st *sourceState) register(ctx context.Context, body any) error {
 	return nil
 }
 
-// registeredClient reuses the client the suite registered earlier in the run
-// (source 7.3: a client registers once and keeps its client_id).
+// registeredClient reuses the client the suite registered earlier in the
+// run, else the one an earlier run kept, else registers one and keeps it
+// for the run and the runs after it (source 7.3: a client registers once
+// and keeps its client_id).
 func (st *sourceState) registeredClient(ctx context.Context) error {
 	st.clients.registering.Lock()
 	defer st.clients.registering.Unlock()
-	if id := st.clients.get(); id != "" {
+	if id, recheck := st.clients.usable(); id != "" {
+		if !recheck || st.stillKnown(ctx, id) {
+			st.clients.known()
+			st.flow.clientID = id
+			return nil
+		}
+	} else if id := st.keptClient(ctx); id != "" {
+		st.clients.keep(id)
 		st.flow.clientID = id
 		return nil
 	}
@@ -197,7 +255,56 @@ func (st *sourceState) registeredClient(ctx context.Context) error {
 		return err
 	}
 	st.clients.keep(st.flow.clientID)
+	st.Target.Clients.Keep(st.keptKey(), registrations.Client{ID: st.flow.clientID})
 	return nil
+}
+
+// keptKey names the scenarios' client among the kept ones: registered with
+// clientBody at the profile's registration endpoint.
+func (st *sourceState) keptKey() registrations.Key {
+	return registrations.Key{Server: st.OAuth.RegistrationEndpoint(), RedirectURI: oauthclient.DeviceRedirectURI, Use: registrations.DeviceScenarios}
+}
+
+// keptClient returns the client an earlier run registered for the
+// scenarios and kept, once the host shows it still knows it (stillKnown).
+// Anything else returns "", and the caller registers anew, so that a kept
+// client never becomes a verdict; one the host refuses outright is
+// forgotten (source 3: an unused registration is removed after seven days,
+// and the client must register again). The kept client's registration,
+// accepted by the host with the very body the limit probe sends, counts as
+// an accepted one (clientCache.successes).
+func (st *sourceState) keptClient(ctx context.Context) string {
+	key := st.keptKey()
+	c, confirmed, ok := st.Target.Clients.Get(key)
+	if !ok {
+		return ""
+	}
+	if !confirmed {
+		if !st.stillKnown(ctx, c.ID) {
+			return ""
+		}
+		st.Target.Clients.Confirm(key, c.ID)
+	}
+	st.clients.accepted()
+	return c.ID
+}
+
+// stillKnown says whether the host still knows a client registered
+// before: a device authorization for it succeeds (RFC 8628 section 3.2).
+// A plain refusal forgets it among the kept clients too; any other answer
+// (a throttle, a server error) leaves it kept for a later run.
+func (st *sourceState) stillKnown(ctx context.Context, id string) bool {
+	r, err := st.OAuth.DeviceAuthorize(ctx, id, nil)
+	if err != nil {
+		return false
+	}
+	if _, ok := r.String("device_code"); r.Status/100 == 2 && ok {
+		return true
+	}
+	if r.Status/100 == 4 && !throttled(r) {
+		st.Target.Clients.Forget(st.keptKey(), id)
+	}
+	return false
 }
 
 func (st *sourceState) newlyRegisteredClient(ctx context.Context) error {
@@ -264,6 +371,7 @@ func (st *sourceState) deviceAuthorizationSucceeds() error {
 	}
 	r := st.oauth
 	if throttled(r) {
+		st.clients.throttledDevice(st.flow.clientID)
 		return st.skipThrottled(r, "device authorization", "")
 	}
 	dc, okDC := r.String("device_code")

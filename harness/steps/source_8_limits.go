@@ -82,7 +82,9 @@ func (st *sourceState) probeLimit(ctx context.Context, limitText string) error {
 
 // registrationRefused judges the probe. The throttled response is not shown
 // (source 8), so any 4xx counts once this address has had a registration
-// accepted in the run: that tells a throttle from a refused request.
+// accepted, in the run or as the client kept from an earlier one (source
+// 7.3: a client registers once and keeps its client_id): that tells a
+// throttle from a refused request.
 func (st *sourceState) registrationRefused() error {
 	p := st.flow.probe
 	if p == nil {
@@ -122,6 +124,15 @@ func (st *sourceState) registeredClientWorks(ctx context.Context) error {
 	r, err := st.OAuth.DeviceAuthorize(ctx, id, nil)
 	if err := st.oauthReply(r, err, "device authorization ("+st.Target.Profile.OAuth.DeviceAuthorization+")"); err != nil {
 		return err
+	}
+	// The throttle OAUTH-7 judges is the registration limit's; a client
+	// whose device authorizations were throttled already before it (a
+	// limit per client, RFC 8628 section 5.2, which a client kept across
+	// runs may reach) shows nothing of it.
+	if throttled(r) && st.clients.deviceThrottledBefore() {
+		return st.skip(fmt.Sprintf("the host throttled this client's device authorizations earlier in the run already (a limit per client, RFC 8628 section 5.2), "+
+			"so its throttled device authorization now (HTTP %d, Retry-After %q) shows nothing of the registration throttle; run again once the limit has refilled",
+			r.Status, r.Header.Get("Retry-After")))
 	}
 	if _, ok := r.String("device_code"); r.Status/100 != 2 || !ok {
 		return st.depart("device authorization for the client registered before the limit",

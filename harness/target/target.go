@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/registrations"
 )
 
 // Clock is a host clock the harness controls (only an in-process host has one).
@@ -53,6 +54,10 @@ type Target struct {
 	// StateDir is where conform keeps what it stored for targets (conform
 	// login's credentials); "" for the default.
 	StateDir string
+	// Clients are the clients conform registered with the target's
+	// authorization servers in earlier runs, kept for later ones; nil keeps
+	// none.
+	Clients *registrations.Store
 }
 
 // FromProfile builds the target for an external host: credentials from the
