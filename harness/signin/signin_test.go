@@ -4,14 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
+	"github.com/conform-mcp/conform/harness/registrations"
 	"github.com/conform-mcp/conform/harness/signin"
 	"github.com/conform-mcp/conform/harness/target"
 )
@@ -84,5 +87,89 @@ var _ = Describe("signing in through the device grant without a person", func() 
 		refuse := func(context.Context, string) error { return errors.New("no consent page") }
 		_, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), refuse, target.Sleep, nil)
 		Expect(err).To(MatchError("no consent page"))
+	})
+})
+
+// registry is a host that knows the clients it registered, refuses a
+// device authorization for any other (invalid_client), and issues a
+// credential at the first poll.
+type registry struct {
+	mu    sync.Mutex
+	known map[string]bool
+	// registered counts the registrations it accepted.
+	registered int
+}
+
+func (g *registry) serve() *httptest.Server {
+	mux := http.NewServeMux()
+	reply := func(w http.ResponseWriter, status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	mux.HandleFunc("POST /oauth/register", func(w http.ResponseWriter, _ *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.registered++
+		id := fmt.Sprintf("c%d", g.registered)
+		g.known[id] = true
+		reply(w, 201, map[string]any{"client_id": id})
+	})
+	mux.HandleFunc("POST /oauth/device_authorization", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.known[r.FormValue("client_id")] {
+			reply(w, 400, map[string]any{"error": "invalid_client"})
+			return
+		}
+		reply(w, 200, map[string]any{"device_code": "d1", "user_code": "BCDF-GHJK"})
+	})
+	mux.HandleFunc("POST /oauth/token", func(w http.ResponseWriter, _ *http.Request) {
+		reply(w, 200, map[string]any{"access_token": "tok", "token_type": "Bearer"})
+	})
+	return httptest.NewServer(mux)
+}
+
+var _ = Describe("a sign-in with the clients kept in the state directory", func() {
+	approve := func(context.Context, string) error { return nil }
+	var (
+		g    *registry
+		srv  *httptest.Server
+		dir  string
+		key  registrations.Key
+		sign func(ctx context.Context) string
+	)
+	BeforeEach(func() {
+		g = &registry{known: map[string]bool{}}
+		srv = g.serve()
+		DeferCleanup(srv.Close)
+		dir = GinkgoT().TempDir()
+		key = registrations.Key{Server: srv.URL + "/oauth/register", RedirectURI: oauthclient.DeviceRedirectURI, Use: registrations.DeviceSignIn}
+		sign = func(ctx context.Context) string {
+			GinkgoHelper()
+			// Each run opens the store afresh, as conform run does.
+			token, err := signin.Device(ctx, oauthclient.New(srv.URL, endpoints, nil), approve, target.Sleep, registrations.Open(dir, GinkgoWriter))
+			Expect(err).NotTo(HaveOccurred())
+			return token
+		}
+	})
+
+	It("registers in the first run only, and keeps the client_id (source 7.3)", func(ctx context.Context) {
+		Expect(sign(ctx)).To(Equal("tok"))
+		Expect(sign(ctx)).To(Equal("tok"))
+		Expect(g.registered).To(Equal(1))
+		c, _, ok := registrations.Open(dir, GinkgoWriter).Get(key)
+		Expect(ok).To(BeTrue())
+		Expect(c.ID).To(Equal("c1"))
+	})
+
+	It("registers anew, silently, when the host no longer knows the kept client, and keeps the new one", func(ctx context.Context) {
+		registrations.Open(dir, GinkgoWriter).Keep(key, registrations.Client{ID: "removed"})
+		Expect(sign(ctx)).To(Equal("tok"))
+		Expect(g.registered).To(Equal(1))
+		c, _, _ := registrations.Open(dir, GinkgoWriter).Get(key)
+		Expect(c.ID).To(Equal("c1"))
+		Expect(sign(ctx)).To(Equal("tok"))
+		Expect(g.registered).To(Equal(1))
 	})
 })
