@@ -28,10 +28,10 @@ func verdicts(run outcome.Run) []string {
 // determinismRuns is how many runs at the default concurrency each pack's
 // verdicts are compared over: CONFORM_DETERMINISM_RUNS when set
 // (make determinism sets 20, the proof, without -race), else 3.
-// Under -race on a 2-core machine a run of the source pack takes about 2 s
-// and one of mcp-authorization about 4 s, so 20 of each would add two
-// minutes to every make test; three catch an order that depends on timing
-// most of the time, and the proof runs on demand.
+// Under -race on a 2-core machine shared with other work a run of either
+// pack takes about 0.8 s, so 20 of each would make this test about 35 s of
+// every make test instead of 6; three catch an order that depends on
+// timing most of the time, and the proof runs on demand.
 func determinismRuns() int {
 	if v := os.Getenv("CONFORM_DETERMINISM_RUNS"); v != "" {
 		n, err := strconv.Atoi(v)
