@@ -170,7 +170,7 @@ func (s *Server) directTool(r *http.Request, call *jsonrpc.Request) (*tool, json
 // serveTool answers a call directTool found with its tool's result,
 // encoded as the SDK's server encodes it: the result's own MarshalJSON,
 // compact already, as the JSON-RPC result.
-func (s *Server) serveTool(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, t *tool, args json.RawMessage) {
+func serveTool(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, t *tool, args json.RawMessage) {
 	res := t.call(r.Context(), args)
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-transform")

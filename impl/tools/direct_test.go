@@ -156,6 +156,7 @@ var _ = Describe("direct calls", func() {
 		Entry("initialize at an unknown version", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, true),
 		Entry("a call at protocol version 2025-06-18", http.Header{"Mcp-Protocol-Version": {"2025-06-18"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		Entry("a call at protocol version 2025-11-25", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
+		Entry("a call at protocol version 2024-11-05", http.Header{"Mcp-Protocol-Version": {"2024-11-05"}}, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
 		Entry("a JSON-only Accept", http.Header{"Accept": {"application/json"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		Entry("no Accept", http.Header{"Accept": nil}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		// The host refuses foreign names before the gate (impl/host), so the
