@@ -4,6 +4,7 @@
 #   make test          every test: ginkgo specs and godog features, with -race
 #   make bench         benchmarks, then each one's ratio to a bare net/http handler
 #   make latency       the wall time of both packs out of process at 0 and 50 ms round trip
+#   make determinism   both packs 20 times at the default concurrency, each run's verdicts against one at a time
 #   make build         bin/conform and bin/toolhost
 #   make install       conform and toolhost into $(go env GOPATH)/bin (or GOBIN)
 
@@ -20,7 +21,7 @@ FORMAT   ?= pretty
 VERSION  ?= $(shell git describe --always --dirty 2>/dev/null)
 LDFLAGS  := $(if $(VERSION),-ldflags '-X github.com/conform-mcp/conform/internal/buildinfo.stamped=$(VERSION)')
 
-.PHONY: all build install conformance test lint unit bench latency clean
+.PHONY: all build install conformance test lint unit bench latency determinism clean
 
 all: build
 
@@ -63,6 +64,15 @@ bench:
 RTT ?= 0,50ms
 latency: build
 	$(GO) run ./cmd/latencybench --conform bin/conform --toolhost bin/toolhost --rtt '$(RTT)' $(if $(CONCURRENCY),--concurrency $(CONCURRENCY))
+
+# Verdicts, report order and the exit code do not depend on the
+# concurrency: both packs run RUNS times at the default concurrency against
+# the embedded reference host, each compared with a run one scenario at a
+# time (harness/inprocess/concurrency_test.go; make test runs it 3 times,
+# under -race).
+RUNS ?= 20
+determinism:
+	CONFORM_DETERMINISM_RUNS=$(RUNS) $(GO) test -count=1 -timeout 20m ./harness/inprocess -args -ginkgo.focus='scenarios at once'
 
 clean:
 	rm -rf bin reports

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +19,25 @@ import (
 )
 
 func main() {
+	collectLessOften()
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// gcPercent is the garbage collector's target for conform, unless GOGC
+// says otherwise. A run keeps 2 to 3 MB live and allocates about 90 MB
+// (most of it the MCP SDK's 32 KiB decode buffers in the in-process host,
+// docs/sdk-decode-buffer.md), so at the default of 100 the collector ran 24
+// times in a run of the default pack, for about a fifth of its CPU; at 400
+// it runs 5 times, and the process peaks at about 50 MB resident instead
+// of 34 MB.
+const gcPercent = 400
+
+// collectLessOften sets gcPercent: conform is a short-lived process whose
+// heap stays small, so it trades a few MB of memory for CPU time.
+func collectLessOften() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
 }
 
 // exitError carries an exit code out of a command.

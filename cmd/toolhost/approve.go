@@ -12,6 +12,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/oauth"
 	"github.com/conform-mcp/conform/impl/owner"
+	"github.com/conform-mcp/conform/impl/owner/strength"
 	"github.com/conform-mcp/conform/impl/role"
 )
 
@@ -77,5 +78,5 @@ func ownerSecret(cmd *cobra.Command, data, roleName string) (string, error) {
 	if cmd.Flags().Changed("data") {
 		given = ""
 	}
-	return owner.Read(data, given)
+	return owner.Read(data, given, strength.Check)
 }

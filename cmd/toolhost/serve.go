@@ -19,6 +19,7 @@ import (
 	"github.com/conform-mcp/conform/impl/connlimit"
 	"github.com/conform-mcp/conform/impl/host"
 	"github.com/conform-mcp/conform/impl/owner"
+	"github.com/conform-mcp/conform/impl/owner/strength"
 )
 
 // serveOptions are the flags of toolhost serve.
@@ -135,7 +136,7 @@ func serveHost(ctx context.Context, stop func(), o serveOptions, stdout, stderr 
 			return err
 		}
 	}
-	h, err := host.Open(cfg, host.OpenOptions{DataDir: o.data, Logger: logger, OwnerSecret: os.Getenv(owner.EnvVar)})
+	h, err := host.Open(cfg, host.OpenOptions{DataDir: o.data, Logger: logger, OwnerSecret: os.Getenv(owner.EnvVar), JudgeSecret: strength.Check})
 	if err != nil {
 		return err
 	}

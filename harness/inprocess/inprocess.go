@@ -8,12 +8,11 @@ package inprocess
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"time"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
@@ -23,6 +22,7 @@ import (
 	"github.com/conform-mcp/conform/impl/clock"
 	"github.com/conform-mcp/conform/impl/config"
 	"github.com/conform-mcp/conform/impl/host"
+	"github.com/conform-mcp/conform/impl/owner"
 )
 
 // instance is one running reference host.
@@ -38,13 +38,19 @@ func (i *instance) close() error {
 	return i.host.Close()
 }
 
+// startInstance opens a host in a temporary data directory, where it
+// creates its own random owner secret; the harness reads it from the file,
+// as the host's owner would. A secret the harness made and gave would be
+// judged by the strength estimator, whose dictionaries cost every run tens
+// of milliseconds to build and consult (package owner/strength).
 func startInstance(cfg config.Config, clk *clock.Manual) (*instance, error) {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	secret := hex.EncodeToString(b)
-	h, err := host.Open(cfg, host.OpenOptions{Clock: clk, OwnerSecret: secret})
+	h, err := host.Open(cfg, host.OpenOptions{Clock: clk})
 	if err != nil {
 		return nil, err
+	}
+	secret, err := owner.Read(filepath.Dir(h.OwnerSecretFile()), "", nil)
+	if err != nil {
+		return nil, errors.Join(err, h.Close())
 	}
 	return &instance{host: h, server: httptest.NewServer(h.Handler()), ownerSecret: secret}, nil
 }

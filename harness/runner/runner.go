@@ -3,6 +3,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -118,6 +119,15 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		if refused != nil || ctx.Err() != nil {
 			break
 		}
+		passPaths := paths
+		if len(pass.needs) > 0 {
+			if passPaths, err = holding(fsys, paths, pass.needs); err != nil {
+				return outcome.Run{}, err
+			}
+			if len(passPaths) == 0 {
+				continue
+			}
+		}
 		col.setPass(pass.order)
 		status := godog.TestSuite{
 			Name:                "conform",
@@ -126,7 +136,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 				Format:         name,
 				Strict:         true,
 				FS:             fsys,
-				Paths:          paths,
+				Paths:          passPaths,
 				Tags:           pass.tags,
 				Output:         io.Discard,
 				Concurrency:    pass.concurrency,
@@ -161,6 +171,9 @@ type pass struct {
 	// order places its scenarios in the report: 0 with the run's body, 1
 	// after it (RunLast).
 	order int
+	// needs, when set, are tags one of which a scenario of the pass must
+	// carry: only the feature files that mention one are parsed for it.
+	needs []string
 }
 
 // passes are the passes of a run: everything else, then what must come
@@ -170,7 +183,7 @@ type pass struct {
 // report orders scenarios by file and line whatever the passes, so that
 // verdicts and reports do not depend on the concurrency.
 func passes(tags string, concurrency int) []pass {
-	last := pass{tags: and(tags, RunLast), concurrency: 1, order: 1}
+	last := pass{tags: and(tags, RunLast), concurrency: 1, order: 1, needs: []string{RunLast}}
 	if concurrency <= 1 {
 		return []pass{{tags: and(tags, "~"+RunLast), concurrency: 1}, last}
 	}
@@ -180,9 +193,42 @@ func passes(tags string, concurrency int) []pass {
 	}
 	return []pass{
 		{tags: and(tags, body), concurrency: concurrency},
-		{tags: and(tags, "~"+RunLast+" && "+strings.Join(serial, ",")), concurrency: 1},
+		{tags: and(tags, "~"+RunLast+" && "+strings.Join(serial, ",")), concurrency: 1, needs: serial},
 		last,
 	}
+}
+
+// holding returns the feature files under paths (files, or folders walked
+// for *.feature as godog walks them) whose text mentions one of tags. A
+// scenario carries a tag only where its file says it (on the scenario, its
+// rule or its feature), so the passes that select a few tagged scenarios
+// parse a few files, not the whole pack once more. Mentions in comments or
+// longer tags only add files whose scenarios the tag expression then leaves
+// out.
+func holding(fsys fs.FS, paths []string, tags []string) ([]string, error) {
+	var out []string
+	for _, root := range paths {
+		err := fs.WalkDir(fsys, root, func(name string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || (name != root && !strings.HasSuffix(name, ".feature")) {
+				return err
+			}
+			text, err := fs.ReadFile(fsys, name)
+			if err != nil {
+				return err
+			}
+			for _, t := range tags {
+				if bytes.Contains(text, []byte(t)) {
+					out = append(out, name)
+					break
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("find the features of a pass: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // and is the tag expression that selects what both a and b select; either

@@ -218,6 +218,10 @@ var _ = Describe("Gate", func() {
 			Method:    "tools/call",
 			HasMethod: true,
 			Params:    []byte(`{"name":"afs_read","arguments":{"path":"/"}}`),
+			CallParams: map[string]json.RawMessage{
+				"name":      []byte(`"afs_read"`),
+				"arguments": []byte(`{"path":"/"}`),
+			},
 		}}}))
 	})
 

@@ -101,6 +101,7 @@ func parseMessage(raw []byte) (message, error) {
 	}
 	if paramsObject {
 		m.toolName, m.hasToolName = stringValue(params["name"])
+		m.wire.CallParams = params
 	}
 	return m, nil
 }

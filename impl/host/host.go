@@ -40,6 +40,8 @@ type Options struct {
 type Host struct {
 	handler http.Handler
 	closers []func() error
+	// ownerSecretFile is set by Open (OwnerSecretFile).
+	ownerSecretFile string
 }
 
 // New builds the host described by cfg.

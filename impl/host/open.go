@@ -31,6 +31,11 @@ type OpenOptions struct {
 	// otherwise it is the one in the data directory's file, created at first
 	// start (package owner).
 	OwnerSecret string
+	// JudgeSecret judges an owner secret the host did not create: the given
+	// one, or a file already in the data directory (strength.Check, in
+	// toolhost). Without it, Open takes only a secret it creates itself, as
+	// in a temporary data directory.
+	JudgeSecret owner.Judge
 }
 
 // Open builds a complete reference host: its store under the data directory
@@ -60,7 +65,8 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		return fail(err)
 	}
 	closers = append(closers, st.Close)
-	if _, err := owner.Prepare(st, dir, o.OwnerSecret); err != nil {
+	secretFile, err := owner.Prepare(st, dir, o.OwnerSecret, o.JudgeSecret)
+	if err != nil {
 		return fail(err)
 	}
 	clients, err := clientaddr.New(cfg.TrustedProxies)
@@ -86,5 +92,12 @@ func Open(cfg config.Config, o OpenOptions) (*Host, error) {
 		return fail(err)
 	}
 	h.closers = append(closers, h.closers...)
+	h.ownerSecretFile = secretFile
 	return h, nil
 }
+
+// OwnerSecretFile is the file that holds the owner secret, or "" when the
+// secret was given (OpenOptions.OwnerSecret). It is for a process that runs
+// the host and acts as its owner, as conform's in-process run does; the
+// file lives as long as the host.
+func (h *Host) OwnerSecretFile() string { return h.ownerSecretFile }

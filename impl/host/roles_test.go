@@ -15,6 +15,7 @@ import (
 
 	"github.com/conform-mcp/conform/impl/host"
 	"github.com/conform-mcp/conform/impl/oauth"
+	"github.com/conform-mcp/conform/impl/owner/strength"
 )
 
 // testOwnerSecret is the owner secret of the hosts these specs open.
@@ -57,7 +58,7 @@ var _ = Describe("Roles on the wire (PRODUCT.md section 6)", func() {
 
 	BeforeEach(func() {
 		data = GinkgoT().TempDir()
-		h, err := host.Open(defaultConfig(), host.OpenOptions{DataDir: data, OwnerSecret: testOwnerSecret})
+		h, err := host.Open(defaultConfig(), host.OpenOptions{DataDir: data, OwnerSecret: testOwnerSecret, JudgeSecret: strength.Check})
 		Expect(err).NotTo(HaveOccurred())
 		srv = httptest.NewServer(h.Handler())
 		DeferCleanup(func() {

@@ -45,7 +45,7 @@ const (
 // The wrong-tries throttle is looked at only once the secret proved wrong:
 // the owner's correct secret is never refused for tries that wrong ones
 // spent, which behind a shared address (a proxy, a NAT) would lock the owner
-// out. The secret has at least 128 bits of estimated strength (owner.Check),
+// out. The secret has at least 128 bits of estimated strength (strength.Check),
 // so answering it while wrong ones meet 429 gives a guesser nothing they
 // could use: no rate of guessing finds it.
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {

@@ -14,13 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/trustelem/zxcvbn"
 
 	"github.com/conform-mcp/conform/impl/store"
 )
@@ -31,71 +27,37 @@ const FileName = "owner-secret"
 // EnvVar names the environment variable that may set the secret instead.
 const EnvVar = "TOOLHOST_OWNER_SECRET"
 
-// MinBits is the least estimated strength accepted, in bits (log2 of the
-// guesses an attacker needs). The store keeps a plain SHA-256 of the secret,
-// and the sign-in page answers a correct secret even while wrong ones meet
-// the throttle, so that wrong tries at a shared address never lock the owner
-// out (PRODUCT.md section 6): both are sound only when guessing is hopeless
-// at any rate. A secret of fewer than 10 different characters was refused
-// before, which let passwordpasswordpassword12345678 through; it was found
-// at guess 80,001 (issue 26 item 3). 128 bits is what a random key of 16
-// bytes has; the generated secret has 256.
-const MinBits = 128
-
-// estimatedLen bounds how much of a secret is given to the estimator, whose
-// time grows faster than the length (0.1 s at 128 characters, minutes at a
-// few thousand). A longer secret is judged by its first estimatedLen bytes:
-// what follows can only add to its strength.
-const estimatedLen = 128
-
-// Strength is the estimated strength of secret in bits: log2 of the guesses
-// zxcvbn, a pattern-matching estimator modelled on password crackers,
-// expects an attacker to need (dictionary words, names, keyboard walks,
-// repeats, sequences, dates and l33t spellings are all guessed early).
-func Strength(secret string) float64 {
-	if len(secret) > estimatedLen {
-		cut := estimatedLen
-		for cut > 0 && !utf8.RuneStart(secret[cut]) {
-			cut--
-		}
-		secret = secret[:cut]
-	}
-	guesses := zxcvbn.PasswordStrength(secret, nil).Guesses
-	if guesses < 1 {
-		// The estimator answers 0 for text that is not UTF-8.
-		return 0
-	}
-	return math.Log2(guesses)
-}
-
-// Check says why secret cannot serve as the owner secret, or nil.
-func Check(secret string) error {
-	if bits := Strength(secret); bits < MinBits {
-		return fmt.Errorf("the owner secret is too easy to guess: its estimated strength is %.0f bits, at least %d are needed; use random text such as openssl rand -hex 32 gives", math.Floor(bits), MinBits)
-	}
-	return nil
-}
+// Judge says why a secret cannot serve as the owner secret, or nil: in the
+// reference host's command, strength.Check. Only a secret that came from
+// outside the host (given, or a file already there) is judged; one the host
+// creates has 256 random bits by construction.
+type Judge func(secret string) error
 
 // Prepare decides the owner secret of the host whose data directory is dir
 // and records its digest in st. A given secret (from EnvVar) is used as is;
 // otherwise the file in dir is, created with a new random secret when
-// missing. It returns the file's path, or "" when the secret was given.
-// Replacing the file and restarting the host changes the secret and ends
-// every owner session signed in with the old one (store.Tx.PutOwnerSecret).
-func Prepare(st *store.Store, dir, given string) (string, error) {
-	secret, path := given, ""
+// missing. A secret given or found in a file must pass judge; without a
+// judge, only a secret Prepare creates is taken. It returns the file's
+// path, or "" when the secret was given. Replacing the file and restarting
+// the host changes the secret and ends every owner session signed in with
+// the old one (store.Tx.PutOwnerSecret).
+func Prepare(st *store.Store, dir, given string, judge Judge) (string, error) {
+	secret, path, created := given, "", false
 	if given == "" {
 		path = filepath.Join(dir, FileName)
 		var err error
 		if secret, err = readFile(path); errors.Is(err, fs.ErrNotExist) {
 			secret, err = create(path)
+			created = err == nil
 		}
 		if err != nil {
 			return "", err
 		}
 	}
-	if err := Check(secret); err != nil {
-		return "", fmt.Errorf("owner secret: %w", err)
+	if !created {
+		if err := judged(secret, judge); err != nil {
+			return "", fmt.Errorf("owner secret: %w", err)
+		}
 	}
 	if err := st.Update(func(tx *store.Tx) error { return tx.PutOwnerSecret(store.DigestOf(secret)) }); err != nil {
 		return "", fmt.Errorf("owner secret: %w", err)
@@ -104,11 +66,11 @@ func Prepare(st *store.Store, dir, given string) (string, error) {
 }
 
 // Read returns the owner secret for a command that acts as the owner: the
-// given one (from EnvVar) when set, otherwise the one in dir's file. It never
-// creates a secret.
-func Read(dir, given string) (string, error) {
+// given one (from EnvVar) when set, which must pass judge, otherwise the one
+// in dir's file. It never creates a secret.
+func Read(dir, given string, judge Judge) (string, error) {
 	if given != "" {
-		return given, Check(given)
+		return given, judged(given, judge)
 	}
 	if dir == "" {
 		return "", fmt.Errorf("no owner secret: give the host's data directory (--data) or set %s", EnvVar)
@@ -119,6 +81,15 @@ func Read(dir, given string) (string, error) {
 			filepath.Join(dir, FileName), EnvVar)
 	}
 	return secret, err
+}
+
+// judged is judge's verdict on secret; with no judge, every secret is
+// refused: a host that cannot judge a secret takes none it did not create.
+func judged(secret string, judge Judge) error {
+	if judge == nil {
+		return errors.New("no strength check to judge a secret the host did not create")
+	}
+	return judge(secret)
 }
 
 // readFile reads the secret file, refusing one that others may read: a
@@ -142,7 +113,8 @@ func readFile(path string) (string, error) {
 // never replaces an existing file.
 func create(path string) (string, error) {
 	// 256 bits, written in hex: 64 characters the estimator judges at
-	// about 200 bits, far from MinBits, where base64's 43 come near 136.
+	// about 200 bits, far from strength.MinBits, where base64's 43 come
+	// near 136.
 	b := make([]byte, 32)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
 	secret := hex.EncodeToString(b)

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/conform-mcp/conform/impl/owner"
+	"github.com/conform-mcp/conform/impl/owner/strength"
 	"github.com/conform-mcp/conform/impl/store"
 )
 
@@ -41,43 +42,43 @@ var _ = Describe("The owner secret", func() {
 	}
 
 	It("is created at first start in a file only its owner may read, and only its digest is stored", func() {
-		path, err := owner.Prepare(st, dir, "")
+		path, err := owner.Prepare(st, dir, "", strength.Check)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(path).To(Equal(filepath.Join(dir, owner.FileName)))
 		info, err := os.Stat(path)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(info.Mode().Perm()).To(Equal(os.FileMode(0o600)))
-		secret, err := owner.Read(dir, "")
+		secret, err := owner.Read(dir, "", strength.Check)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(secret).To(MatchRegexp(`^[0-9a-f]{64}$`), "256 random bits")
-		Expect(owner.Strength(secret)).To(BeNumerically(">=", owner.MinBits))
+		Expect(strength.Bits(secret)).To(BeNumerically(">=", strength.MinBits))
 		Expect(digest()).To(Equal(store.DigestOf(secret)))
 
 		By("keeping it across restarts")
-		_, err = owner.Prepare(st, dir, "")
+		_, err = owner.Prepare(st, dir, "", strength.Check)
 		Expect(err).NotTo(HaveOccurred())
-		again, err := owner.Read(dir, "")
+		again, err := owner.Read(dir, "", strength.Check)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(Equal(secret))
 	})
 
 	It("takes a given secret instead, without writing a file", func() {
 		given := strongSecret
-		path, err := owner.Prepare(st, dir, given)
+		path, err := owner.Prepare(st, dir, given, strength.Check)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(path).To(BeEmpty())
 		Expect(filepath.Join(dir, owner.FileName)).NotTo(BeAnExistingFile())
 		Expect(digest()).To(Equal(store.DigestOf(given)))
-		Expect(owner.Read("", given)).To(Equal(given))
+		Expect(owner.Read("", given, strength.Check)).To(Equal(given))
 	})
 
 	// Issue 26 item 3: guessing must be hopeless whatever its rate; these
 	// were accepted before, the first found at guess 80,001.
 	DescribeTable("refuses a secret with less than 128 bits of estimated strength",
 		func(secret string) {
-			_, err := owner.Prepare(st, dir, secret)
+			_, err := owner.Prepare(st, dir, secret, strength.Check)
 			Expect(err).To(MatchError(MatchRegexp(`the owner secret is too easy to guess: its estimated strength is \d+ bits, at least 128 are needed`)))
-			_, err = owner.Read("", secret)
+			_, err = owner.Read("", secret, strength.Check)
 			Expect(err).To(MatchError(ContainSubstring("too easy to guess")))
 		},
 		Entry("a short one", "hunter2"),
@@ -89,26 +90,41 @@ var _ = Describe("The owner secret", func() {
 		Entry("a long one whose first 128 bytes are weak", strings.Repeat("a", 128)+strongSecret),
 	)
 
-	It("accepts random text of 128 bits and more", func() {
-		Expect(owner.Check(strongSecret)).To(Succeed())
-		Expect(owner.Check("Kq7vT2xNw9LpR4sZ8mB3cH6jD1fY5gA0eUo-W_iQrXa")).To(Succeed(), "43 characters of base64, as the host generated before")
+	It("takes the secret it creates without a judge, and refuses any other", func() {
+		path, err := owner.Prepare(st, dir, "", nil)
+		Expect(err).NotTo(HaveOccurred())
+		secret, err := owner.Read(dir, "", nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(secret).To(MatchRegexp(`^[0-9a-f]{64}$`), "256 random bits")
+		Expect(digest()).To(Equal(store.DigestOf(secret)))
+
+		By("refusing the file it finds at the next start, which a person may have written")
+		_, err = owner.Prepare(st, dir, "", nil)
+		Expect(err).To(MatchError(ContainSubstring("no strength check")))
+		Expect(path).To(BeAnExistingFile())
+
+		By("refusing a given secret, to prepare or to act with")
+		_, err = owner.Prepare(st, GinkgoT().TempDir(), strongSecret, nil)
+		Expect(err).To(MatchError(ContainSubstring("no strength check")))
+		_, err = owner.Read("", strongSecret, nil)
+		Expect(err).To(MatchError(ContainSubstring("no strength check")))
 	})
 
 	It("refuses a secret file others may read", func() {
 		path := filepath.Join(dir, owner.FileName)
 		Expect(os.WriteFile(path, []byte(strongSecret), 0o644)).To(Succeed())
 		Expect(os.Chmod(path, 0o644)).To(Succeed())
-		_, err := owner.Prepare(st, dir, "")
+		_, err := owner.Prepare(st, dir, "", strength.Check)
 		Expect(err).To(MatchError(ContainSubstring("chmod 600")))
-		_, err = owner.Read(dir, "")
+		_, err = owner.Read(dir, "", strength.Check)
 		Expect(err).To(MatchError(ContainSubstring("chmod 600")))
 	})
 
 	It("says clearly when there is no secret to act with", func() {
-		_, err := owner.Read(dir, "")
+		_, err := owner.Read(dir, "", strength.Check)
 		Expect(err).To(MatchError(ContainSubstring("no owner secret")))
 		Expect(err).To(MatchError(ContainSubstring(owner.EnvVar)))
-		_, err = owner.Read("", "")
+		_, err = owner.Read("", "", strength.Check)
 		Expect(err).To(MatchError(ContainSubstring("--data")))
 	})
 })

@@ -34,6 +34,9 @@ type Message struct {
 	HasMethod bool
 	// Params is the "params" member.
 	Params json.RawMessage
+	// CallParams are the members of a tools/call's params by decoded key,
+	// when params is an object; nil otherwise.
+	CallParams map[string]json.RawMessage
 }
 
 type key struct{}

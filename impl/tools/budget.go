@@ -65,11 +65,13 @@ func encodedSize(res *mcp.CallToolResult) int64 {
 		}
 		shell.Content[i] = c
 	}
-	var n counter
-	if err := json.NewEncoder(&n).Encode(&shell); err != nil {
+	// The result's own MarshalJSON writes what the SDK writes for it,
+	// without the encoder's copy through a compaction pass.
+	data, err := shell.MarshalJSON()
+	if err != nil {
 		return texts
 	}
-	return texts + int64(n)
+	return texts + int64(len(data))
 }
 
 // escapedLen is the length of s as encoding/json writes it in a string,
@@ -103,12 +105,4 @@ func escapedLen(s string) int64 {
 		i += size
 	}
 	return n
-}
-
-// counter is an io.Writer that only counts.
-type counter int64
-
-func (c *counter) Write(p []byte) (int, error) {
-	*c += counter(len(p))
-	return len(p), nil
 }

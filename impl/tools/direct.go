@@ -3,10 +3,12 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -25,6 +27,12 @@ import (
 // two byte for byte). The handler decodes the body about nine times, each
 // time with a fresh 32 KiB read buffer (docs/sdk-decode-buffer.md): most of
 // a request's bytes and, through the garbage collector, half its CPU.
+//
+// A direct tools/call of one of the server's own tools goes further: when
+// the SDK's server would do nothing for it but decode its params (twice
+// more, 64 KiB), run the tool's handler and encode the result, the tool
+// runs here and its result is encoded as the SDK encodes it (direct_test.go
+// holds this path to the same bytes too).
 
 // directMethods are the methods served directly: the ones the reference
 // host's server handles, so the SDK's handler would not refuse them at the
@@ -90,14 +98,12 @@ func directCall(r *http.Request) (call *jsonrpc.Request, version string, ok bool
 // notification, which is not served directly.
 func plainID(raw []byte) (jsonrpc.ID, bool) {
 	switch {
-	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"':
-		s := raw[1 : len(raw)-1]
-		for _, c := range s {
-			if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
-				return jsonrpc.ID{}, false
-			}
+	case len(raw) > 0 && raw[0] == '"':
+		s, ok := plainString(raw)
+		if !ok {
+			return jsonrpc.ID{}, false
 		}
-		id, err := jsonrpc.MakeID(string(s))
+		id, err := jsonrpc.MakeID(s)
 		return id, err == nil
 	case len(raw) > 0:
 		digits := strings.TrimPrefix(string(raw), "-")
@@ -115,6 +121,88 @@ func plainID(raw []byte) (jsonrpc.ID, bool) {
 		return id, err == nil
 	}
 	return jsonrpc.ID{}, false
+}
+
+// plainString reads a JSON string of printable ASCII without escapes, which
+// every JSON decoder reads as its bytes and every encoder writes back as
+// they are.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	s := raw[1 : len(raw)-1]
+	for _, c := range s {
+		if c < 0x20 || c > 0x7e || c == '\\' || c == '"' {
+			return "", false
+		}
+	}
+	return string(s), true
+}
+
+// directTool returns the tool a direct tools/call names and the call's
+// arguments, when the SDK's server would do nothing for the call but run
+// that tool's handler: params of "name" and "arguments" alone (no _meta,
+// none of the multi-round-trip members inputResponses and requestState),
+// the name a plain string naming one of the server's tools. The SDK's
+// server answers any other name with an error of its own, so such a call
+// is left to it.
+func (s *Server) directTool(r *http.Request, call *jsonrpc.Request) (*tool, json.RawMessage, bool) {
+	if call.Method != "tools/call" {
+		return nil, nil, false
+	}
+	params := request.FromContext(r.Context()).Messages[0].CallParams
+	for k := range params {
+		if k != "name" && k != "arguments" {
+			return nil, nil, false
+		}
+	}
+	name, ok := plainString(params["name"])
+	if !ok {
+		return nil, nil, false
+	}
+	i := slices.IndexFunc(s.tools, func(t tool) bool { return t.name == name })
+	if i < 0 {
+		return nil, nil, false
+	}
+	return &s.tools[i], params["arguments"], true
+}
+
+// serveTool answers a call directTool found with its tool's result,
+// encoded as the SDK's server encodes it: the result's own MarshalJSON,
+// compact already, as the JSON-RPC result.
+func serveTool(w http.ResponseWriter, r *http.Request, id jsonrpc.ID, t *tool, args json.RawMessage) {
+	res := t.call(r.Context(), args)
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "application/json")
+	// A result that cannot be encoded leaves the reply empty: the SDK's
+	// connection sends no response for it, and serveCall then writes none.
+	if result, err := res.MarshalJSON(); err == nil {
+		writeResult(w, id, result)
+	}
+}
+
+// writeResult writes the JSON-RPC response of id with result, byte for byte
+// as the SDK encodes one (jsonrpc.EncodeMessage), without encoding result
+// once more: the SDK's encoder copies an encoded result through a
+// compaction pass that changes nothing in JSON already compact, and a read's
+// result may be megabytes. A string id is plain (plainID), so it is written
+// as it is. The response writer buffers the three writes as it would one.
+func writeResult(w http.ResponseWriter, id jsonrpc.ID, result []byte) {
+	head := make([]byte, 0, 64)
+	head = append(head, `{"jsonrpc":"2.0","id":`...)
+	switch v := id.Raw().(type) {
+	case int64:
+		head = strconv.AppendInt(head, v, 10)
+	case string:
+		head = append(append(append(head, '"'), v...), '"')
+	}
+	head = append(head, `,"result":`...)
+	for _, part := range [][]byte{head, result, []byte("}")} {
+		if _, err := w.Write(part); err != nil {
+			return
+		}
+	}
 }
 
 // serveCall answers call with the SDK's server, connected for this one call
@@ -149,7 +237,12 @@ func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, call *jsonrpc
 	}
 	// A session that ended without answering leaves the reply empty, as the
 	// SDK's handler leaves it.
-	if resp := conn.reply(); resp != nil {
+	resp := conn.reply()
+	switch {
+	case resp == nil:
+	case resp.Error == nil && len(resp.Result) > 0:
+		writeResult(w, resp.ID, resp.Result)
+	default:
 		if data, err := jsonrpc.EncodeMessage(resp); err == nil {
 			_, _ = w.Write(data)
 		}

@@ -53,10 +53,11 @@ type twoPaths struct {
 	direct, sdk *httptest.Server
 	mu          sync.Mutex
 	served      []bool // for each request to direct, whether it was served directly
+	ran         []bool // and whether its tool ran without the SDK's server
 }
 
 func newTwoPaths() *twoPaths {
-	mem, err := afs.NewMemory(map[string]string{"readme.md": "# Readme\n"}, time.Now)
+	mem, err := afs.NewMemory(map[string]string{"readme.md": "# Readme\n", "escape.html": "<p>&amp;</p>\u2028\"\\\t\n"}, time.Now)
 	Expect(err).NotTo(HaveOccurred())
 	base, err := afs.NewMemory(map[string]string{"notes.txt": "closed\n"}, time.Now)
 	Expect(err).NotTo(HaveOccurred())
@@ -77,9 +78,14 @@ func newTwoPaths() *twoPaths {
 	}
 	p := &twoPaths{}
 	p.direct = httptest.NewServer(gated(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _, ok := directCall(r)
+		call, _, ok := directCall(r)
+		ran := false
+		if ok {
+			_, _, ran = srv.directTool(r, call)
+		}
 		p.mu.Lock()
 		p.served = append(p.served, ok)
+		p.ran = append(p.ran, ran)
 		p.mu.Unlock()
 		handler.ServeHTTP(w, r)
 	})))
@@ -150,6 +156,7 @@ var _ = Describe("direct calls", func() {
 		Entry("initialize at an unknown version", nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, true),
 		Entry("a call at protocol version 2025-06-18", http.Header{"Mcp-Protocol-Version": {"2025-06-18"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		Entry("a call at protocol version 2025-11-25", http.Header{"Mcp-Protocol-Version": {"2025-11-25"}}, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
+		Entry("a call at protocol version 2024-11-05", http.Header{"Mcp-Protocol-Version": {"2024-11-05"}}, callBody("1", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`), true),
 		Entry("a JSON-only Accept", http.Header{"Accept": {"application/json"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		Entry("no Accept", http.Header{"Accept": nil}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, true),
 		// The host refuses foreign names before the gate (impl/host), so the
@@ -175,6 +182,37 @@ var _ = Describe("direct calls", func() {
 		Entry("an unknown method", nil, `{"jsonrpc":"2.0","id":1,"method":"no/such"}`, false),
 		Entry("an event-stream-only Accept", http.Header{"Accept": {"text/event-stream"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
 		Entry("a Last-Event-ID", http.Header{"Last-Event-Id": {"x_1"}}, `{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, false),
+	)
+
+	// A tools/call whose params hold a name and arguments alone runs the
+	// named tool without the SDK's server; anything else the server might
+	// act on leaves the call to it.
+	DescribeTable("run the server's own tools directly, answering byte for byte as the SDK's server does",
+		func(params string, ran bool) {
+			body := callBody("11", params)
+			viaSDK := p.post(p.sdk, nil, body)
+			got := p.post(p.direct, nil, body)
+			Expect(got).To(Equal(viaSDK))
+			Expect(p.served).To(Equal([]bool{true}), "served directly")
+			Expect(p.ran).To(Equal([]bool{ran}), "the tool ran without the SDK's server")
+		},
+		Entry("a read", `{"name":"afs_read","arguments":{"path":"/public/readme.md"}}`, true),
+		Entry("arguments in another order, with spaces", `{ "arguments" : { "path" : "/public" } , "name" : "afs_stat" }`, true),
+		Entry("a read of text to escape", `{"name":"afs_read","arguments":{"path":"/public/escape.html"}}`, true),
+		Entry("a write gate 3 refuses", `{"name":"afs_write","arguments":{"path":"/base/x.html","content":"<p>&amp;</p>"}}`, true),
+		Entry("no arguments", `{"name":"afs_list"}`, true),
+		Entry("null arguments", `{"name":"afs_list","arguments":null}`, true),
+		Entry("arguments that are not an object", `{"name":"afs_read","arguments":[1]}`, true),
+		Entry("an unknown argument", `{"name":"afs_read","arguments":{"path":"/public/readme.md","mode":"x"}}`, true),
+		Entry("a tool the caller's role may not call", `{"name":"afs_exec","arguments":{"path":"/base/notes.txt"}}`, true),
+		Entry("an unknown tool", `{"name":"no_such_tool","arguments":{}}`, false),
+		Entry("a name with an escape", `{"name":"afs\u005fread","arguments":{"path":"/public/readme.md"}}`, false),
+		Entry("a name that is not a string", `{"name":1,"arguments":{}}`, false),
+		Entry("no name", `{"arguments":{}}`, false),
+		Entry("a name in other letters", `{"Name":"afs_read","arguments":{"path":"/public/readme.md"}}`, false),
+		Entry("input responses", `{"name":"afs_read","arguments":{"path":"/public/readme.md"},"inputResponses":{}}`, false),
+		Entry("a request state", `{"name":"afs_read","arguments":{"path":"/public/readme.md"},"requestState":"x"}`, false),
+		Entry("params that are not an object", `[1]`, false),
 	)
 
 	// MCP 2026-07-28 requests carry per-request _meta and mirror the method

@@ -122,6 +122,10 @@ func (s *Server) Handler() http.Handler {
 	})
 	return acceptJSON(decodeName(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if call, version, ok := directCall(r); ok {
+			if t, args, ok := s.directTool(r, call); ok {
+				serveTool(w, r, call.ID, t, args)
+				return
+			}
 			s.serveCall(w, r, call, version)
 			return
 		}
