@@ -1,0 +1,278 @@
+// Package clientsteps is the step vocabulary of the client half of a pack:
+// conform plays a scripted MCP server and authorization server (package
+// scripted), runs the user's client as a command (package clientrun), and
+// judges the requests the client sent. A Given selects how the scripted
+// server behaves, "the client is run" runs the command, and each Then judges
+// the recorded requests. Steps blame the client only through
+// outcome.Departure, and say a scenario cannot run through steps.Notes, as
+// the server half's steps do, so that the same collector reports both.
+package clientsteps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-mcp/conform/harness/clientrun"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/scripted"
+	"github.com/conform-mcp/conform/harness/steps"
+)
+
+// Config is how the user's client is run: the profile's client: block, or
+// conform run --client.
+type Config struct {
+	// Pack names the pack whose client half runs (spec.Source or
+	// spec.Authorization): it decides which scripted server plays.
+	Pack string
+	// Command runs the client through sh, with the placeholders {url},
+	// {state_dir}, {tool} and {args} (clientrun.Expand).
+	Command string
+	// Second, when set, is a command for the scenarios that need the
+	// client to call a tool, when Command names no {tool}.
+	Second string
+	// Env is added to the client's environment (KEY=VALUE).
+	Env []string
+	// Timeout bounds one run of the client; a minute when 0.
+	Timeout time.Duration
+	// StateDir is {state_dir}; a directory of the run's own when "".
+	StateDir string
+	// ClientID, ClientSecretEnv and ClientMetadataURL describe a client
+	// registered beforehand; the scripted servers do not take them yet,
+	// and the scenarios leave registration to the client.
+	ClientID, ClientSecretEnv, ClientMetadataURL string
+}
+
+// Suite is what every scenario of one run shares.
+type Suite struct {
+	cfg   Config
+	notes *steps.Notes
+	// state is the run's {state_dir}.
+	state string
+	mu    sync.Mutex
+	// control is the control's verdict once run: "" when the client
+	// completed the flow against a compliant server.
+	control     *string
+	controlOnce sync.Once
+}
+
+// State is one scenario's state.
+type State struct {
+	*Suite
+	pickleID string
+	log      *scripted.Log
+	// servers are the scenario's scripted servers, the first first.
+	servers []*scripted.Server
+	// runs are the client's runs in this scenario, in order.
+	runs []*run
+	// toolCall is set when the scenario asked the client to call a tool;
+	// errorResult when the call's result is to be isError true.
+	toolCall, errorResult bool
+}
+
+// run is one run of the client, against one scripted server.
+type run struct {
+	server *scripted.Server
+	res    *clientrun.Result
+	// first is the Seq of the first request after the run began.
+	first int
+}
+
+// Initializer returns godog's scenario initializer for the client half:
+// a fresh State per scenario, its servers closed at its end, and every
+// step of the vocabulary. notes is the collector's, as for the server half.
+func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
+	s := &Suite{cfg: cfg, notes: notes, state: cfg.StateDir}
+	return func(sc *godog.ScenarioContext) {
+		st := &State{Suite: s, log: &scripted.Log{}}
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			st.pickleID = p.Id
+			return ctx, s.prepare()
+		})
+		sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
+			for _, srv := range st.servers {
+				srv.Close()
+			}
+			return ctx, nil
+		})
+		st.register(sc)
+	}
+}
+
+// prepare makes the run's state directory on first use.
+func (s *Suite) prepare() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state != "" {
+		return nil
+	}
+	dir, err := os.MkdirTemp("", "conform-client-state-")
+	if err != nil {
+		return fmt.Errorf("make the client's state directory: %w", err)
+	}
+	s.state = dir
+	return nil
+}
+
+// StateDir is the run's {state_dir}, once a scenario has begun.
+func (s *Suite) StateDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+func (st *State) register(sc *godog.ScenarioContext) {
+	sc.Step(`^a scripted server that (.+)$`, st.scriptedServer)
+	sc.Step(`^the client has completed the flow against a compliant server in this run$`, st.controlPassed)
+	sc.Step(`^the client is asked to call a tool$`, func() error { return st.askTool(false) })
+	sc.Step(`^the client is asked to call a tool whose result is an error$`, func() error { return st.askTool(true) })
+	sc.Step(`^the client is run$`, func(ctx context.Context) error { return st.runClient(ctx, st.servers[0], true) })
+	sc.Step(`^the client is run again$`, func(ctx context.Context) error { return st.runClient(ctx, st.servers[0], false) })
+	sc.Step(`^the client is run again against another scripted server$`, st.runAgainstAnother)
+	sc.Step(`^the scripted server revokes every credential it issued$`, st.revoke)
+	st.registerJudgements(sc)
+}
+
+// skip stops the scenario as not run, saying why. It returns the
+// outcome.Skip itself, which the collector classifies as not run with its
+// reason: steps.Notes keeps the skip reasons of the server half's steps
+// only, through a method of that package's own.
+func (st *State) skip(reason string) error {
+	return &outcome.Skip{Reason: reason}
+}
+
+// phrases are the Given texts of each pack's scripted server variants.
+var phrases = map[string]map[string]scripted.Variant{
+	"mcp-authorization": {
+		"behaves as the specification says":                                             scripted.Compliant,
+		"names its protected resource metadata only in its challenge":                   scripted.MetadataOnlyInChallenge,
+		"names no resource_metadata in its challenge":                                   scripted.ChallengeWithoutMetadata,
+		"serves authorization server metadata naming another issuer":                    scripted.IssuerMismatch,
+		"serves authorization server metadata without code_challenge_methods_supported": scripted.NoPKCEAdvertised,
+		"answers the authorization request with another issuer's iss":                   scripted.IssWrong,
+		"advertises iss but leaves it out of the authorization response":                scripted.IssMissing,
+		"challenges for a scope its metadata does not list":                             scripted.ChallengeScope,
+		"grants only the scope asked for and needs more to call a tool":                 scripted.StepUp,
+		"speaks only MCP 2026-07-28":                                                    scripted.Modern,
+	},
+	"source": {
+		"behaves as the source document says":              scripted.Compliant,
+		"refuses the first device code with invalid_grant": scripted.DeviceCodeRejected,
+	},
+}
+
+func (st *State) start(name string, v scripted.Variant) *scripted.Server {
+	var srv *scripted.Server
+	if st.cfg.Pack == "source" {
+		srv = scripted.StartSource(name, v, st.log)
+	} else {
+		srv = scripted.StartAuthz(name, v, st.log)
+	}
+	st.servers = append(st.servers, srv)
+	return srv
+}
+
+func (st *State) scriptedServer(what string) error {
+	v, ok := phrases[st.cfg.Pack][what]
+	if !ok {
+		return fmt.Errorf("no scripted server of pack %s %s", st.cfg.Pack, what)
+	}
+	st.start("first", v)
+	return nil
+}
+
+func (st *State) askTool(errorResult bool) error {
+	if st.command(true) == "" {
+		return st.skip("the scenario needs the client to call a tool, and neither client command names {tool}")
+	}
+	st.toolCall, st.errorResult = true, errorResult
+	if errorResult && st.servers[0].ErrorArgs == "" {
+		return fmt.Errorf("the scripted server has no call whose result is an error")
+	}
+	return nil
+}
+
+// command is the command to run: one that names {tool} when the scenario
+// calls a tool ("" when there is none).
+func (st *State) command(tool bool) string {
+	if !tool {
+		return st.cfg.Command
+	}
+	for _, c := range []string{st.cfg.Command, st.cfg.Second} {
+		if clientrun.Uses(c, "tool") {
+			return c
+		}
+	}
+	return ""
+}
+
+// runClient runs the client against srv. The first run of a scenario that
+// sees no request at all from the client stops the scenario as not run.
+func (st *State) runClient(ctx context.Context, srv *scripted.Server, first bool) error {
+	r, err := st.execute(ctx, srv, st.command(st.toolCall), st.log)
+	if err != nil {
+		return err
+	}
+	st.runs = append(st.runs, r)
+	if first && len(st.log.Requests()) == 0 {
+		return st.skip("the client never engaged: it sent no request to " + srv.Endpoint + "; " + describe(r.res))
+	}
+	return nil
+}
+
+func (st *State) runAgainstAnother(ctx context.Context) error {
+	return st.runClient(ctx, st.start("second", scripted.Compliant), false)
+}
+
+// execute runs the command once against srv, recording into log.
+func (st *State) execute(ctx context.Context, srv *scripted.Server, command string, log *scripted.Log) (*run, error) {
+	v := clientrun.Values{URL: srv.Endpoint, StateDir: st.StateDir()}
+	if st.toolCall {
+		v.Tool, v.Args = srv.Tool, srv.Args
+		if st.errorResult {
+			v.Args = srv.ErrorArgs
+		}
+	}
+	authorize := srv.Authorize
+	b := &clientrun.Browser{HTTP: &http.Client{Timeout: 10 * time.Second}, Allow: func(u string) bool {
+		return authorize != "" && (u == authorize || strings.HasPrefix(u, authorize+"?"))
+	}}
+	first := len(log.Requests()) + 1
+	res, err := clientrun.Run(ctx, clientrun.Command{Script: command, Env: st.cfg.Env, Timeout: st.cfg.Timeout}, v, b)
+	if err != nil {
+		return nil, err
+	}
+	return &run{server: srv, res: res, first: first}, nil
+}
+
+func (st *State) revoke() error {
+	if !st.servers[0].Revoke() {
+		return fmt.Errorf("the scripted server cannot revoke its credentials")
+	}
+	return nil
+}
+
+// describe says in a line how a run ended, for not-run reasons.
+func describe(r *clientrun.Result) string {
+	how := fmt.Sprintf("it exited with status %d", r.ExitCode)
+	if c := r.Crashed(); c != "" {
+		how = c
+	}
+	if tail := lastLine(r.Stderr); tail != "" {
+		how += "; its stderr ends: " + tail
+	} else if tail := lastLine(r.Stdout); tail != "" {
+		how += "; its stdout ends: " + tail
+	}
+	return how
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
