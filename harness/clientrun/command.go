@@ -38,9 +38,6 @@ type Values struct {
 	Tool, Args string
 }
 
-// Placeholders are the names a script may use, in braces.
-var Placeholders = []string{"url", "state_dir", "tool", "args"}
-
 // Uses reports whether script names the placeholder (without braces).
 func Uses(script, name string) bool { return strings.Contains(script, "{"+name+"}") }
 

@@ -28,12 +28,19 @@ const (
 	cliQuery          = "The client never puts an access token in a URI query"
 	cliOtherServer    = "The client sends a second server no token the first server's authorization server issued"
 	cliHeaders        = "A client speaking 2026-07-28 sends the protocol version and method headers on every POST"
+	cliAppType        = "The client names an application_type when it registers dynamically"
+	cliRebind         = "The client uses no client_id of one authorization server with another"
+	cliStateSent      = "The client sends a state in its authorization request"
+	cliStateWrong     = "The client discards an authorization response whose state is not the one it sent"
+	cliRefreshRes     = "A refresh request names the protected resource metadata's resource"
+	cliRefreshGrant   = "A client that refreshes registered with refresh_token in its grant_types"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
 	cliIsError     = "A client run to call a tool whose result is isError true ends with a failure status"
 	cliRestart     = "After invalid_grant on its device code the client starts the device flow again"
 	cliSignInAgain = "When its credential stops working, the client signs in again"
+	cliHeaderOnly  = "The client presents its credential in the Authorization header and nowhere else"
 )
 
 // clientDeparture is what one fakeclient Break must do to its pack's run:
@@ -58,19 +65,27 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	// completes: the scenarios that judge a call fail, those that judge a
 	// token or a refusal (after the control) are not run.
 	fakeclient.PlainPKCE: {pack: "mcp-authorization",
-		fails:  []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
-		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer},
+		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
+		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
+			cliStateWrong, cliRefreshRes, cliRefreshGrant},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
 	// scenario judges.
-	fakeclient.MetadataScopes:      {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp}, actual: `scope="mcp:tools mcp:write"`},
-	fakeclient.NoStepUp:            {pack: "mcp-authorization", fails: []string{cliStepUp}, actual: "no such request"},
-	fakeclient.IssNotChecked:       {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing}, actual: "/tenant/token"},
-	fakeclient.RequestWithoutToken: {pack: "mcp-authorization", fails: []string{cliEveryRequest}, actual: "a request without it"},
-	fakeclient.TokenInQuery:        {pack: "mcp-authorization", fails: []string{cliQuery}, actual: "access_token=****"},
-	fakeclient.TokenShared:         {pack: "mcp-authorization", fails: []string{cliOtherServer}, actual: "one was sent with POST"},
-	fakeclient.ModernHeaderMissing: {pack: "mcp-authorization", fails: []string{cliHeaders}, actual: `""`},
+	fakeclient.MetadataScopes:         {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp}, actual: `scope="mcp:tools mcp:write"`},
+	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, actual: "no such request"},
+	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing}, actual: "/tenant/token"},
+	fakeclient.RequestWithoutToken:    {pack: "mcp-authorization", fails: []string{cliEveryRequest}, actual: "a request without it"},
+	fakeclient.TokenInQuery:           {pack: "mcp-authorization", fails: []string{cliQuery}, actual: "access_token=****"},
+	fakeclient.TokenShared:            {pack: "mcp-authorization", fails: []string{cliOtherServer}, actual: "one was sent with POST"},
+	fakeclient.ModernHeaderMissing:    {pack: "mcp-authorization", fails: []string{cliHeaders}, actual: `""`},
+	fakeclient.ApplicationTypeOmitted: {pack: "mcp-authorization", fails: []string{cliAppType}, actual: "none"},
+	fakeclient.ClientIDByServer:       {pack: "mcp-authorization", fails: []string{cliRebind}, actual: "the first one's client_id"},
+	fakeclient.StateNotChecked:        {pack: "mcp-authorization", fails: []string{cliStateWrong}, actual: "/tenant/token"},
+	// Sending no state, it has none to verify either.
+	fakeclient.StateOmitted:             {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
+	fakeclient.RefreshWithoutResource:   {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
+	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, actual: "[authorization_code]"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},
@@ -78,7 +93,8 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.DeviceFlowNotRestarted: {pack: "source", fails: []string{cliRestart}, actual: "none"},
 	// The registration scenario's second start must sign in again to show
 	// the client_id it kept; without a sign-in it has nothing to judge.
-	fakeclient.NoSignInAgain: {pack: "source", fails: []string{cliSignInAgain}, notRun: []string{cliRegister}, actual: "none"},
+	fakeclient.NoSignInAgain:     {pack: "source", fails: []string{cliSignInAgain}, notRun: []string{cliRegister}, actual: "none"},
+	fakeclient.CredentialInQuery: {pack: "source", fails: []string{cliHeaderOnly}, actual: "in the query or body"},
 }
 
 var _ = Describe("each fakeclient break", func() {
@@ -99,14 +115,14 @@ var _ = Describe("each fakeclient break", func() {
 			for name, v := range got {
 				switch {
 				case slices.Contains(d.fails, name):
-					Expect(v.status).To(Equal(outcome.Failed), name+": "+v.why)
+					Expect(v.status).To(Equal(outcome.Failed), "%s: %s", name, v.why)
 					if name == d.fails[0] {
 						first = v.why
 					}
 				case slices.Contains(d.notRun, name):
-					Expect(v.status).To(Equal(outcome.NotRun), name+": "+v.why)
+					Expect(v.status).To(Equal(outcome.NotRun), "%s: %s", name, v.why)
 				default:
-					Expect(v.status).To(Equal(outcome.Passed), name+": "+v.why)
+					Expect(v.status).To(Equal(outcome.Passed), "%s: %s", name, v.why)
 				}
 			}
 			for _, name := range append(slices.Clone(d.fails), d.notRun...) {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +22,7 @@ import (
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/scripted"
 	"github.com/conform-mcp/conform/harness/steps"
+	"github.com/conform-mcp/conform/harness/wire"
 )
 
 // Config is how the user's client is run: the profile's client: block, or
@@ -41,11 +41,13 @@ type Config struct {
 	Env []string
 	// Timeout bounds one run of the client; a minute when 0.
 	Timeout time.Duration
-	// StateDir is {state_dir}; a directory of the run's own when "".
+	// StateDir is {state_dir}, a directory that lasts for the whole run;
+	// required (the caller makes it, and removes it after the run).
 	StateDir string
 	// ClientID, ClientSecretEnv and ClientMetadataURL describe a client
-	// registered beforehand; the scripted servers do not take them yet,
-	// and the scenarios leave registration to the client.
+	// registered beforehand (the profile's client: block). No scenario uses
+	// them yet: the scripted servers take only clients that register
+	// dynamically, and the scenarios leave registration to the client.
 	ClientID, ClientSecretEnv, ClientMetadataURL string
 }
 
@@ -53,9 +55,6 @@ type Config struct {
 type Suite struct {
 	cfg   Config
 	notes *steps.Notes
-	// state is the run's {state_dir}.
-	state string
-	mu    sync.Mutex
 	// control is the control's verdict once run: "" when the client
 	// completed the flow against a compliant server.
 	control     *string
@@ -87,13 +86,18 @@ type run struct {
 // Initializer returns godog's scenario initializer for the client half:
 // a fresh State per scenario, its servers closed at its end, and every
 // step of the vocabulary. notes is the collector's, as for the server half.
+// Call it once per run and give the same initializer to every pass of the
+// run: the control, run once, is shared through it.
 func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
-	s := &Suite{cfg: cfg, notes: notes, state: cfg.StateDir}
+	s := &Suite{cfg: cfg, notes: notes}
 	return func(sc *godog.ScenarioContext) {
 		st := &State{Suite: s, log: &scripted.Log{}}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			st.pickleID = p.Id
-			return ctx, s.prepare()
+			if cfg.StateDir == "" {
+				return ctx, fmt.Errorf("the client half needs a state directory that lasts for the run (Config.StateDir)")
+			}
+			return ctx, nil
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, _ error) (context.Context, error) {
 			for _, srv := range st.servers {
@@ -105,28 +109,6 @@ func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
 	}
 }
 
-// prepare makes the run's state directory on first use.
-func (s *Suite) prepare() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state != "" {
-		return nil
-	}
-	dir, err := os.MkdirTemp("", "conform-client-state-")
-	if err != nil {
-		return fmt.Errorf("make the client's state directory: %w", err)
-	}
-	s.state = dir
-	return nil
-}
-
-// StateDir is the run's {state_dir}, once a scenario has begun.
-func (s *Suite) StateDir() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state
-}
-
 func (st *State) register(sc *godog.ScenarioContext) {
 	sc.Step(`^a scripted server that (.+)$`, st.scriptedServer)
 	sc.Step(`^the client has completed the flow against a compliant server in this run$`, st.controlPassed)
@@ -136,6 +118,7 @@ func (st *State) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the client is run again$`, func(ctx context.Context) error { return st.runClient(ctx, st.servers[0], false) })
 	sc.Step(`^the client is run again against another scripted server$`, st.runAgainstAnother)
 	sc.Step(`^the scripted server revokes every credential it issued$`, st.revoke)
+	sc.Step(`^the scripted server moves to another authorization server$`, st.move)
 	st.registerJudgements(sc)
 }
 
@@ -159,6 +142,7 @@ var phrases = map[string]map[string]scripted.Variant{
 		"advertises iss but leaves it out of the authorization response":                scripted.IssMissing,
 		"challenges for a scope its metadata does not list":                             scripted.ChallengeScope,
 		"grants only the scope asked for and needs more to call a tool":                 scripted.StepUp,
+		"answers the authorization request with a state other than the one sent":        scripted.StateWrong,
 		"speaks only MCP 2026-07-28":                                                    scripted.Modern,
 	},
 	"source": {
@@ -167,15 +151,21 @@ var phrases = map[string]map[string]scripted.Variant{
 	},
 }
 
-func (st *State) start(name string, v scripted.Variant) *scripted.Server {
-	var srv *scripted.Server
-	if st.cfg.Pack == "source" {
-		srv = scripted.StartSource(name, v, st.log)
-	} else {
-		srv = scripted.StartAuthz(name, v, st.log)
+// startServer starts a scripted server of the run's pack, recording into log.
+func startServer(pack, name string, v scripted.Variant, log *scripted.Log) (*scripted.Server, error) {
+	if pack == "source" {
+		return scripted.StartSource(name, v, log)
+	}
+	return scripted.StartAuthz(name, v, log)
+}
+
+func (st *State) start(name string, v scripted.Variant) (*scripted.Server, error) {
+	srv, err := startServer(st.cfg.Pack, name, v, st.log)
+	if err != nil {
+		return nil, err
 	}
 	st.servers = append(st.servers, srv)
-	return srv
+	return srv, nil
 }
 
 func (st *State) scriptedServer(what string) error {
@@ -183,8 +173,8 @@ func (st *State) scriptedServer(what string) error {
 	if !ok {
 		return fmt.Errorf("no scripted server of pack %s %s", st.cfg.Pack, what)
 	}
-	st.start("first", v)
-	return nil
+	_, err := st.start("first", v)
+	return err
 }
 
 func (st *State) askTool(errorResult bool) error {
@@ -220,6 +210,7 @@ func (st *State) runClient(ctx context.Context, srv *scripted.Server, first bool
 		return err
 	}
 	st.runs = append(st.runs, r)
+	st.notes.Observe(st.pickleID, fmt.Sprintf("run %d against %s: %s", len(st.runs), srv.Endpoint, describe(r.res)))
 	if first && len(st.log.Requests()) == 0 {
 		return st.skip("the client never engaged: it sent no request to " + srv.Endpoint + "; " + describe(r.res))
 	}
@@ -227,12 +218,16 @@ func (st *State) runClient(ctx context.Context, srv *scripted.Server, first bool
 }
 
 func (st *State) runAgainstAnother(ctx context.Context) error {
-	return st.runClient(ctx, st.start("second", scripted.Compliant), false)
+	srv, err := st.start("second", scripted.Compliant)
+	if err != nil {
+		return err
+	}
+	return st.runClient(ctx, srv, false)
 }
 
 // execute runs the command once against srv, recording into log.
 func (st *State) execute(ctx context.Context, srv *scripted.Server, command string, log *scripted.Log) (*run, error) {
-	v := clientrun.Values{URL: srv.Endpoint, StateDir: st.StateDir()}
+	v := clientrun.Values{URL: srv.Endpoint, StateDir: st.cfg.StateDir}
 	if st.toolCall {
 		v.Tool, v.Args = srv.Tool, srv.Args
 		if st.errorResult {
@@ -258,8 +253,17 @@ func (st *State) revoke() error {
 	return nil
 }
 
-// describe says in a line how a run ended, for not-run reasons.
+func (st *State) move() error {
+	return st.servers[0].MoveAuthorization()
+}
+
+// describe says in a line how a run ended, for not-run reasons, with any
+// credential in a URL it quotes masked.
 func describe(r *clientrun.Result) string {
+	return wire.MaskQuery(ended(r))
+}
+
+func ended(r *clientrun.Result) string {
 	how := fmt.Sprintf("it exited with status %d", r.ExitCode)
 	if c := r.Crashed(); c != "" {
 		how = c

@@ -27,7 +27,7 @@ var _ = Describe("the reference client", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got).NotTo(BeEmpty())
 			for name, v := range got {
-				Expect(v.status).To(Equal(outcome.Passed), name+": "+v.why)
+				Expect(v.status).To(Equal(outcome.Passed), "%s: %s", name, v.why)
 			}
 		})
 	}

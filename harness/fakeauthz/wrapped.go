@@ -1,6 +1,7 @@
 package fakeauthz
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 
@@ -22,10 +23,15 @@ const (
 // servers; next is the fake's own.
 type Wrap func(origin Origin, next http.Handler) http.Handler
 
+// Serve starts an unstarted server; StartWrapped's caller chooses how (on
+// which listener).
+type Serve func(*httptest.Server) error
+
 // StartWrapped runs a fake like Start, each server's handler wrapped: the
 // client half's scripted servers record what a client sends and script
 // departures the fake's own breaks do not make, in front of the same fake.
-func StartWrapped(wrap Wrap, breaks ...Break) *Host {
+// start starts each of its two servers.
+func StartWrapped(wrap Wrap, start Serve, breaks ...Break) (*Host, error) {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]bool{},
 		clients: map[string][]string{}, native: map[string]bool{}, codes: map[string]*code{}, refresh: map[string]grant{}}
 	for _, b := range breaks {
@@ -35,9 +41,14 @@ func StartWrapped(wrap Wrap, breaks ...Break) *Host {
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
 	h.RS = httptest.NewUnstartedServer(wrap(MCPOrigin, http.HandlerFunc(h.serveResource)))
 	h.AS = httptest.NewUnstartedServer(wrap(ASOrigin, http.HandlerFunc(h.serveAuthorization)))
-	h.RS.Start()
-	h.AS.Start()
-	return h
+	if err := start(h.RS); err != nil {
+		return nil, fmt.Errorf("start the fake's MCP server: %w", err)
+	}
+	if err := start(h.AS); err != nil {
+		h.RS.Close()
+		return nil, fmt.Errorf("start the fake's authorization server: %w", err)
+	}
+	return h, nil
 }
 
 // MetadataPath is the path at which the fake serves its protected resource
@@ -54,5 +65,17 @@ func (h *Host) Narrow(token, scope string) {
 	if g, ok := h.tokens[token]; ok {
 		g.scope = scope
 		h.tokens[token] = g
+	}
+}
+
+// ExpireIssued makes every access token issued so far expired, as time
+// would; refresh tokens still hold. The client half uses it to see a client
+// refresh, or sign in again, when its token stops working.
+func (h *Host) ExpireIssued() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for t, g := range h.tokens {
+		g.expired = true
+		h.tokens[t] = g
 	}
 }

@@ -36,9 +36,28 @@ func (c *client) runAuthorization(ctx context.Context) error {
 		return err
 	}
 	granted := ""
+	refreshed := false
 	for attempt := 0; attempt < 2; attempt++ {
 		var scope string
 		switch {
+		case r.Status == http.StatusUnauthorized && token != "" && !refreshed:
+			// A token that stopped working, and perhaps a refresh token
+			// to replace it (authorization, "Refresh Tokens").
+			refreshed = true
+			tok, ok, err := c.refresh(ctx, r.Header)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				attempt--
+				continue
+			}
+			token, granted = tok.access, tok.scope
+			c.keep(tok)
+			if r, err = c.call(ctx, bearer(token)); err != nil {
+				return err
+			}
+			continue
 		case r.Status == http.StatusUnauthorized:
 		case r.Status == http.StatusForbidden && challengeParam(r.Header, "error") == "insufficient_scope":
 			if c.broken(NoStepUp) {
@@ -55,7 +74,7 @@ func (c *client) runAuthorization(ctx context.Context) error {
 			return err
 		}
 		token, granted = tok.access, tok.scope
-		c.state.Tokens[c.tokenKey(c.URL)] = token
+		c.keep(tok)
 		if r, err = c.call(ctx, bearer(token)); err != nil {
 			return err
 		}
@@ -103,26 +122,96 @@ func (c *client) modernWithoutMethod(ctx context.Context, token string) error {
 	return resp.Body.Close()
 }
 
-// obtained is a token and the scope it was granted for.
-type obtained struct{ access, scope string }
+// obtained is a token, the scope it was granted for, the refresh token
+// that came with it ("" for none), and its issuer.
+type obtained struct{ access, scope, refresh, issuer string }
 
-// authorize runs the authorization code flow for the server whose
-// challenge is given; scope, when not "", is what to ask for (step-up).
-func (c *client) authorize(ctx context.Context, challenge http.Header, scope string) (obtained, error) {
+// keep stores a token for the server, and its refresh token for the
+// server and the authorization server that issued it.
+func (c *client) keep(tok obtained) {
+	c.state.Tokens[c.tokenKey(c.URL)] = tok.access
+	if tok.refresh != "" {
+		c.state.Refresh[c.refreshKey(tok.issuer)] = tok.refresh
+	}
+}
+
+// refreshKey is where a refresh token from issuer for the server is kept:
+// it is good only at the authorization server that issued it.
+func (c *client) refreshKey(issuer string) string { return c.tokenKey(c.URL) + " " + issuer }
+
+// discovered is what discovery found for a server.
+type discovered struct {
+	prm              *oauthclient.Reply
+	issuer, resource string
+	md               *authcode.Metadata
+}
+
+// discover finds the server's protected resource metadata and its
+// authorization server's metadata, following the challenge.
+func (c *client) discover(ctx context.Context, challenge http.Header) (discovered, error) {
 	prm, err := c.protectedResource(ctx, challengeParam(challenge, "resource_metadata"))
 	if err != nil {
-		return obtained{}, err
+		return discovered{}, err
 	}
 	servers, _ := prm.JSON["authorization_servers"].([]any)
 	issuer, _ := firstString(servers)
 	resource, _ := prm.String("resource")
 	if issuer == "" || resource == "" {
-		return obtained{}, fmt.Errorf("the protected resource metadata names no authorization server or resource")
+		return discovered{}, fmt.Errorf("the protected resource metadata names no authorization server or resource")
 	}
 	md, err := c.serverMetadata(ctx, issuer)
 	if err != nil {
+		return discovered{}, err
+	}
+	return discovered{prm: prm, issuer: issuer, resource: resource, md: md}, nil
+}
+
+// refresh redeems the refresh token kept for the server's authorization
+// server, naming the resource as every token request must (authorization,
+// "Resource Parameter Implementation"); ok is false when none is kept.
+func (c *client) refresh(ctx context.Context, challenge http.Header) (tok obtained, ok bool, err error) {
+	d, err := c.discover(ctx, challenge)
+	if err != nil {
+		return obtained{}, false, err
+	}
+	kept, clientID := c.state.Refresh[c.refreshKey(d.issuer)], c.state.Clients[c.clientKey(d.issuer)]
+	if kept == "" || clientID == "" {
+		return obtained{}, false, nil
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {kept}, "client_id": {clientID}, "resource": {d.resource}}
+	if c.broken(RefreshWithoutResource) {
+		form.Del("resource")
+	}
+	tok, err = c.redeem(ctx, d.md, form, "")
+	return tok, err == nil, err
+}
+
+// redeem sends a token request and reads the answer.
+func (c *client) redeem(ctx context.Context, md *authcode.Metadata, form url.Values, scope string) (obtained, error) {
+	tok, err := authcode.Token(ctx, c.HTTP, md.String("token_endpoint"), form)
+	if err != nil {
 		return obtained{}, err
 	}
+	access, _ := tok.String("access_token")
+	if tok.Status != http.StatusOK || access == "" {
+		return obtained{}, fmt.Errorf("the token endpoint answered %d", tok.Status)
+	}
+	granted, _ := tok.String("scope")
+	if granted == "" {
+		granted = scope
+	}
+	refresh, _ := tok.String("refresh_token")
+	return obtained{access: access, scope: granted, refresh: refresh, issuer: md.Issuer}, nil
+}
+
+// authorize runs the authorization code flow for the server whose
+// challenge is given; scope, when not "", is what to ask for (step-up).
+func (c *client) authorize(ctx context.Context, challenge http.Header, scope string) (obtained, error) {
+	d, err := c.discover(ctx, challenge)
+	if err != nil {
+		return obtained{}, err
+	}
+	prm, issuer, resource, md := d.prm, d.issuer, d.resource, d.md
 	// Security considerations, "Authorization Code Protection": without
 	// code_challenge_methods_supported the server does not support PKCE.
 	if !slices.Contains(md.Strings("code_challenge_methods_supported"), "S256") && !c.broken(PKCENotChecked) {
@@ -153,6 +242,9 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 	if c.broken(ResourceOmitted) {
 		req.Resource = ""
 	}
+	if c.broken(StateOmitted) {
+		req.State = ""
+	}
 	authURL, err := req.URL()
 	if err != nil {
 		return obtained{}, err
@@ -164,26 +256,14 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 	if err := c.checkResponse(resp, req.State, md); err != nil {
 		return obtained{}, err
 	}
-	tok, err := authcode.Token(ctx, c.HTTP, md.String("token_endpoint"), authcode.CodeForm(resp.Get("code"), clientID, redirectURI, verifier, req.Resource))
-	if err != nil {
-		return obtained{}, err
-	}
-	access, _ := tok.String("access_token")
-	if tok.Status != http.StatusOK || access == "" {
-		return obtained{}, fmt.Errorf("the token endpoint answered %d", tok.Status)
-	}
-	granted, _ := tok.String("scope")
-	if granted == "" {
-		granted = scope
-	}
-	return obtained{access: access, scope: granted}, nil
+	return c.redeem(ctx, md, authcode.CodeForm(resp.Get("code"), clientID, redirectURI, verifier, req.Resource), scope)
 }
 
 // checkResponse applies the authorization response's checks before the
 // code goes anywhere: the state, then RFC 9207's iss as MCP's
 // "Authorization Response Validation" table gives it.
 func (c *client) checkResponse(params url.Values, state string, md *authcode.Metadata) error {
-	if params.Get("state") != state {
+	if params.Get("state") != state && !c.broken(StateNotChecked) && !c.broken(StateOmitted) {
 		return fmt.Errorf("%w: the authorization response's state is not the one sent", errRefused)
 	}
 	if !c.broken(IssNotChecked) {
@@ -259,14 +339,38 @@ func (c *client) serverMetadata(ctx context.Context, issuer string) (*authcode.M
 	return nil, fmt.Errorf("no authorization server metadata for %s", issuer)
 }
 
+// clientKey is where the client ID registered with issuer is kept: by
+// issuer (registration, "Authorization Server Binding"), unless
+// ClientIDByServer.
+func (c *client) clientKey(issuer string) string {
+	if c.broken(ClientIDByServer) {
+		return c.URL
+	}
+	return issuer
+}
+
 // clientID is the client registered with issuer before, or a new one.
 func (c *client) clientID(ctx context.Context, md *authcode.Metadata, issuer string) (string, error) {
-	if id := c.state.Clients[issuer]; id != "" {
+	if id := c.state.Clients[c.clientKey(issuer)]; id != "" {
 		return id, nil
 	}
 	// A loopback redirect URI without a port: the port is chosen per
 	// request (OAuth 2.1 8.4.2).
-	reg, err := authcode.Register(ctx, c.HTTP, md.String("registration_endpoint"), "http://127.0.0.1/callback")
+	body := map[string]any{
+		"client_name":                "fakeclient",
+		"redirect_uris":              []string{"http://127.0.0.1/callback"},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": "none",
+		"application_type":           "native",
+	}
+	if c.broken(ApplicationTypeOmitted) {
+		delete(body, "application_type")
+	}
+	if c.broken(RefreshGrantUnregistered) {
+		body["grant_types"] = []string{"authorization_code"}
+	}
+	reg, err := oauthclient.New("", oauthclient.Endpoints{Register: md.String("registration_endpoint")}, c.HTTP).Register(ctx, body)
 	if err != nil {
 		return "", err
 	}
@@ -274,7 +378,7 @@ func (c *client) clientID(ctx context.Context, md *authcode.Metadata, issuer str
 	if id == "" {
 		return "", fmt.Errorf("the registration answered %d without a client_id", reg.Status)
 	}
-	c.state.Clients[issuer] = id
+	c.state.Clients[c.clientKey(issuer)] = id
 	return id, nil
 }
 

@@ -43,6 +43,21 @@ const (
 	// ModernHeaderMissing sends one 2026-07-28 request without Mcp-Method
 	// (CLI-14).
 	ModernHeaderMissing Break = "modern-header-missing"
+	// ApplicationTypeOmitted registers without application_type (CLI-20).
+	ApplicationTypeOmitted Break = "application-type-omitted"
+	// ClientIDByServer keeps its client ID by MCP server, not by
+	// authorization server, and so reuses it when the server moves to
+	// another authorization server (CLI-21).
+	ClientIDByServer Break = "client-id-by-server"
+	// StateNotChecked redeems a code whatever state came back (CLI-22).
+	StateNotChecked Break = "state-not-checked"
+	// StateOmitted sends no state (CLI-22).
+	StateOmitted Break = "state-omitted"
+	// RefreshWithoutResource sends no resource when it refreshes (CLI-7).
+	RefreshWithoutResource Break = "refresh-without-resource"
+	// RefreshGrantUnregistered registers without refresh_token in its
+	// grant_types, though it refreshes (CLI-23).
+	RefreshGrantUnregistered Break = "refresh-grant-unregistered"
 )
 
 // The departures from the source document's client rules.
@@ -58,6 +73,8 @@ const (
 	DeviceFlowNotRestarted Break = "device-flow-not-restarted"
 	// NoSignInAgain gives up when its credential stops working (CLI-19).
 	NoSignInAgain Break = "no-sign-in-again"
+	// CredentialInQuery also sends its credential in a URI query (CLI-24).
+	CredentialInQuery Break = "credential-in-query"
 )
 
 // Breaks lists every Break, for the tests that prove each able to fail
@@ -65,6 +82,7 @@ const (
 func Breaks() []Break {
 	return []Break{ChallengeMetadataIgnored, RootMetadataFirst, OpenIDFirst, IssuerNotChecked, PKCENotChecked, PlainPKCE,
 		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, RequestWithoutToken, TokenInQuery,
-		TokenShared, ModernHeaderMissing,
-		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain}
+		TokenShared, ModernHeaderMissing, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
+		RefreshWithoutResource, RefreshGrantUnregistered,
+		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

@@ -135,12 +135,14 @@ type state struct {
 	path string
 	// Clients are client IDs by issuer (or by base URL for the source pack).
 	Clients map[string]string `json:"clients"`
-	// Tokens are access tokens by the resource they were obtained for.
-	Tokens map[string]string `json:"tokens"`
+	// Tokens are access tokens by the resource they were obtained for,
+	// Refresh their refresh tokens.
+	Tokens  map[string]string `json:"tokens"`
+	Refresh map[string]string `json:"refresh"`
 }
 
 func loadState(dir string) (*state, error) {
-	st := &state{Clients: map[string]string{}, Tokens: map[string]string{}}
+	st := &state{Clients: map[string]string{}, Tokens: map[string]string{}, Refresh: map[string]string{}}
 	if dir == "" {
 		return st, nil
 	}
@@ -154,6 +156,9 @@ func loadState(dir string) (*state, error) {
 	}
 	if err := json.Unmarshal(data, st); err != nil {
 		return nil, fmt.Errorf("read the client's state %s: %w", st.path, err)
+	}
+	if st.Refresh == nil {
+		st.Refresh = map[string]string{}
 	}
 	return st, nil
 }

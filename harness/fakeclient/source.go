@@ -2,14 +2,20 @@ package fakeclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 )
+
+// errUnknownClient is the device authorization's answer to a client ID the
+// host no longer knows.
+var errUnknownClient = errors.New("the host no longer knows the client")
 
 // deviceRestarts bounds how often the device flow is started again after
 // invalid_grant within one run.
@@ -38,7 +44,14 @@ func (c *client) runSource(ctx context.Context) error {
 			return err
 		}
 	}
-	return c.finish(r)
+	if err := c.finish(r); err != nil {
+		return err
+	}
+	if c.broken(CredentialInQuery) && token != "" {
+		_, err := mcpclient.New(c.URL+"?access_token="+url.QueryEscape(token), c.HTTP).Call(ctx, bearer(token), "tools/list", nil)
+		return err
+	}
+	return nil
 }
 
 // signIn follows the 401 challenge (source 7.2) to the resource metadata,
@@ -58,18 +71,34 @@ func (c *client) signIn(ctx context.Context, challenge http.Header) (string, err
 	}
 	oc := oauthclient.New(base, oauthclient.Endpoints{Register: "/oauth/register", DeviceAuthorization: "/oauth/device_authorization", Token: "/oauth/token"}, c.HTTP)
 	clientID := c.state.Clients[base]
-	if clientID == "" || c.broken(RegistersEveryStart) {
+	fresh := clientID == "" || c.broken(RegistersEveryStart)
+	register := func() error {
 		reg, err := oc.Register(ctx, map[string]any{"client_name": "fakeclient", "redirect_uris": []string{"http://127.0.0.1/callback"}})
 		if err != nil {
-			return "", fmt.Errorf("register: %w", err)
+			return fmt.Errorf("register: %w", err)
 		}
 		if clientID, _ = reg.String("client_id"); clientID == "" {
-			return "", fmt.Errorf("the registration answered %d without a client_id", reg.Status)
+			return fmt.Errorf("the registration answered %d without a client_id", reg.Status)
 		}
 		c.state.Clients[base] = clientID
+		return nil
+	}
+	if fresh {
+		if err := register(); err != nil {
+			return "", err
+		}
 	}
 	for attempt := 0; attempt <= deviceRestarts; attempt++ {
 		token, restart, err := c.deviceFlow(ctx, oc, clientID)
+		if errors.Is(err, errUnknownClient) && !fresh {
+			// Source 3: an unused registration is removed, and "The
+			// client must then register again".
+			fresh = true
+			if err := register(); err != nil {
+				return "", err
+			}
+			continue
+		}
 		if err != nil || !restart {
 			return token, err
 		}
@@ -87,6 +116,9 @@ func (c *client) deviceFlow(ctx context.Context, oc *oauthclient.Client, clientI
 	d, err := oc.DeviceAuthorize(ctx, clientID, nil)
 	if err != nil {
 		return "", false, fmt.Errorf("start the device flow: %w", err)
+	}
+	if e, _ := d.String("error"); e == "invalid_client" {
+		return "", false, errUnknownClient
 	}
 	code, _ := d.String("device_code")
 	if code == "" {

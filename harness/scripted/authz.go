@@ -47,6 +47,9 @@ const (
 	StepUp Variant = "step-up"
 	// Modern speaks only MCP 2026-07-28.
 	Modern Variant = "2026-07-28"
+	// StateWrong answers the authorization request with a state other than
+	// the one sent.
+	StateWrong Variant = "state-wrong"
 )
 
 // ExtraScope is the scope ChallengeScope's challenge names that
@@ -69,11 +72,14 @@ type authz struct {
 	mu   sync.Mutex
 	// asked is the scope each authorization code's request asked for.
 	asked map[string]string
+	// moved is the authorization server the protected resource metadata
+	// names once the server has moved to another (nil before).
+	moved *fakeauthz.Host
 }
 
 // StartAuthz starts the mcp-authorization pack's scripted server, named
 // name in log.
-func StartAuthz(name string, v Variant, log *Log) *Server {
+func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 	a := &authz{v: v, asked: map[string]string{}}
 	var breaks []fakeauthz.Break
 	switch v {
@@ -86,7 +92,9 @@ func StartAuthz(name string, v Variant, log *Log) *Server {
 	case Modern:
 		breaks = append(breaks, fakeauthz.Speaks2026Only)
 	}
-	a.host = fakeauthz.StartWrapped(func(origin fakeauthz.Origin, next http.Handler) http.Handler {
+	srv := &Server{Name: name}
+	var err error
+	a.host, err = fakeauthz.StartWrapped(func(origin fakeauthz.Origin, next http.Handler) http.Handler {
 		if origin == fakeauthz.MCPOrigin {
 			fake := next
 			next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -97,8 +105,11 @@ func StartAuthz(name string, v Variant, log *Log) *Server {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			record(log, name, string(origin), r, w, next, a.adjust(origin))
 		})
-	}, breaks...)
-	return &Server{
+	}, start, breaks...)
+	if err != nil {
+		return nil, err
+	}
+	*srv = Server{
 		Name:      name,
 		Endpoint:  a.host.Endpoint(),
 		Issuer:    a.host.Issuer(),
@@ -107,8 +118,40 @@ func StartAuthz(name string, v Variant, log *Log) *Server {
 		Metadata:  a.metadataURL(),
 		Authorize: a.host.Issuer() + "/authorize",
 		Tool:      "echo",
-		close:     a.host.Close,
+		close: func() {
+			a.host.Close()
+			if m := a.movedTo(); m != nil {
+				m.Close()
+			}
+		},
+		revoke: a.host.ExpireIssued,
+		move: func() error {
+			m, err := fakeauthz.StartWrapped(func(origin fakeauthz.Origin, next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					record(log, name, MovedOrigin, r, w, next, nil)
+				})
+			}, start)
+			if err != nil {
+				return err
+			}
+			a.mu.Lock()
+			a.moved = m
+			a.mu.Unlock()
+			srv.Issuer, srv.Authorize, srv.Origins[MovedOrigin] = m.Issuer(), m.Issuer()+"/authorize", m.AS.URL
+			return nil
+		},
 	}
+	return srv, nil
+}
+
+// MovedOrigin is the origin, in the log, of the authorization server a
+// scripted server moved to.
+const MovedOrigin = "as-moved"
+
+func (a *authz) movedTo() *fakeauthz.Host {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.moved
 }
 
 // metadataURL is the protected resource metadata URL the challenge names.
@@ -141,7 +184,7 @@ func (a *authz) adjust(origin fakeauthz.Origin) Adjust {
 	return func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if origin == fakeauthz.MCPOrigin {
 			a.challenge(status, h)
-			return body
+			return a.movedMetadata(r, status, body)
 		}
 		switch {
 		case r.URL.Path == "/tenant/authorize" && status == http.StatusFound:
@@ -151,6 +194,26 @@ func (a *authz) adjust(origin fakeauthz.Origin) Adjust {
 		}
 		return body
 	}
+}
+
+// movedMetadata names the authorization server the server moved to in its
+// protected resource metadata (registration, "Authorization Server
+// Binding": the change a client detects there).
+func (a *authz) movedMetadata(r *http.Request, status int, body []byte) []byte {
+	m := a.movedTo()
+	if m == nil || status != http.StatusOK || r.URL.Path != a.host.MetadataPath() {
+		return body
+	}
+	var doc map[string]any
+	if json.Unmarshal(body, &doc) != nil {
+		return body
+	}
+	doc["authorization_servers"] = []string{m.Issuer()}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // challenge rewrites the MCP server's 401 challenge as the variant says.
@@ -173,7 +236,7 @@ func (a *authz) challenge(status int, h http.Header) {
 }
 
 // authorized notes the scope a code was asked with (StepUp) and rewrites
-// the iss of the redirect (IssWrong).
+// the iss (IssWrong) or the state (StateWrong) of the redirect.
 func (a *authz) authorized(r *http.Request, h http.Header) {
 	loc, err := url.Parse(h.Get("Location"))
 	if err != nil {
@@ -185,11 +248,16 @@ func (a *authz) authorized(r *http.Request, h http.Header) {
 		a.asked[c] = r.URL.Query().Get("scope")
 		a.mu.Unlock()
 	}
-	if a.v == IssWrong {
+	switch a.v {
+	case IssWrong:
 		q.Set("iss", a.host.AS.URL+"/elsewhere")
-		loc.RawQuery = q.Encode()
-		h.Set("Location", loc.String())
+	case StateWrong:
+		q.Set("state", "not-"+q.Get("state"))
+	default:
+		return
 	}
+	loc.RawQuery = q.Encode()
+	h.Set("Location", loc.String())
 }
 
 // narrow makes the token just issued stand for the scope its code was

@@ -55,7 +55,8 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	BeforeEach(func() { log = &scripted.Log{} })
 
 	start := func(v scripted.Variant) *scripted.Server {
-		srv := scripted.StartAuthz("first", v, log)
+		srv, err := scripted.StartAuthz("first", v, log)
+		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		return srv
 	}
@@ -140,7 +141,8 @@ var _ = Describe("the source pack's scripted server", func() {
 	}
 
 	It("approves each user code as it is issued, and revokes what it issued on request", func() {
-		srv := scripted.StartSource("first", scripted.Compliant, log)
+		srv, err := scripted.StartSource("first", scripted.Compliant, log)
+		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		Expect(challenge(srv, "resource_metadata")).To(Equal(srv.Metadata))
 		t := signIn(srv)
@@ -158,11 +160,40 @@ var _ = Describe("the source pack's scripted server", func() {
 	})
 
 	It("refuses the first device code with invalid_grant with DeviceCodeRejected", func() {
-		srv := scripted.StartSource("first", scripted.DeviceCodeRejected, log)
+		srv, err := scripted.StartSource("first", scripted.DeviceCodeRejected, log)
+		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		refused, _ := signIn(srv).String("error")
 		Expect(refused).To(Equal("invalid_grant"))
 		tok, _ := signIn(srv).String("access_token")
 		Expect(tok).NotTo(BeEmpty())
+	})
+})
+
+var _ = Describe("the scripted servers' ports", func() {
+	It("are never handed out twice in a process, so no scenario's server looks like an earlier one", func() {
+		seen := map[string]bool{}
+		for range 20 {
+			srv, err := scripted.StartAuthz("first", scripted.Compliant, &scripted.Log{})
+			Expect(err).NotTo(HaveOccurred())
+			for _, o := range srv.Origins {
+				Expect(seen).NotTo(HaveKey(o))
+				seen[o] = true
+			}
+			srv.Close()
+		}
+	})
+
+	It("moves a server to another authorization server, which its metadata then names", func() {
+		log := &scripted.Log{}
+		srv, err := scripted.StartAuthz("first", scripted.Compliant, log)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(srv.Close)
+		before := srv.Issuer
+		Expect(srv.MoveAuthorization()).To(Succeed())
+		Expect(srv.Issuer).NotTo(Equal(before))
+		r, err := oauthclient.New("", oauthclient.Endpoints{}, nil).Get(context.Background(), srv.Metadata)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON["authorization_servers"]).To(ConsistOf(srv.Issuer))
 	})
 })

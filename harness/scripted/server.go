@@ -2,6 +2,7 @@ package scripted
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -33,13 +34,26 @@ type Server struct {
 
 	close  func()
 	revoke func()
+	move   func() error
+}
+
+// MoveAuthorization makes the server name another authorization server in
+// its protected resource metadata from now on (one whose tokens it does not
+// take: the scenario judges only what the client sends it). Issuer,
+// Authorize and Origins then name the new one.
+func (s *Server) MoveAuthorization() error {
+	if s.move == nil {
+		return fmt.Errorf("the scripted server %s cannot move to another authorization server", s.Name)
+	}
+	return s.move()
 }
 
 // Close stops the server.
 func (s *Server) Close() { s.close() }
 
-// Revoke makes every credential it issued stop working; false when the
-// server cannot.
+// Revoke makes every access credential it issued stop working (fakehost's
+// device grant credentials are revoked, fakeauthz's access tokens expire,
+// its refresh tokens still hold); false when the server cannot.
 func (s *Server) Revoke() bool {
 	if s.revoke == nil {
 		return false

@@ -34,7 +34,7 @@ type source struct {
 }
 
 // StartSource starts the source pack's scripted server, named name in log.
-func StartSource(name string, v Variant, log *Log) *Server {
+func StartSource(name string, v Variant, log *Log) (*Server, error) {
 	host := fakehost.New(fakehost.MCPOptions{})
 	s := &source{v: v, oauth: fakehost.NewOAuth(fakehost.OAuthOptions{Host: host, Interval: pollInterval})}
 	s.oauth.Mount(host.Mux())
@@ -48,9 +48,12 @@ func StartSource(name string, v Variant, log *Log) *Server {
 		}
 		host.Handler().ServeHTTP(w, r)
 	})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		record(log, name, "mcp", r, w, next, s.adjust)
 	}))
+	if err := start(srv); err != nil {
+		return nil, err
+	}
 	return &Server{
 		Name:      name,
 		Endpoint:  srv.URL + "/mcp",
@@ -63,7 +66,7 @@ func StartSource(name string, v Variant, log *Log) *Server {
 		ErrorArgs: `{"path":"/base/notes.txt","content":"written by conform"}`,
 		close:     srv.Close,
 		revoke:    host.RevokeIssued,
-	}
+	}, nil
 }
 
 // reject says whether to refuse this request as DeviceCodeRejected's first
