@@ -63,7 +63,8 @@ type Result struct {
 	// ExitCode is the shell's exit status; -1 when a signal ended it.
 	ExitCode int
 	// TimedOut is set when the run was killed for overrunning its timeout;
-	// Killed when a signal ended it for any reason.
+	// Killed when a signal ended it for any reason, the shell or the
+	// command it ran (an exit status of 128 plus a signal's number).
 	TimedOut, Killed bool
 	// Stdout and Stderr are what it wrote, each bounded (their ends kept).
 	Stdout, Stderr string
@@ -128,10 +129,13 @@ func Run(ctx context.Context, c Command, v Values, b *Browser) (*Result, error) 
 	// The shell is gone; what it started in the background is not.
 	_ = killGroup(cmd.Process.Pid)
 	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	// A signal ends the shell itself (it ran the client in its place), or
+	// shows in its status as 128 plus the signal's number (POSIX sh,
+	// "Exit Status" of a command a signal ended).
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); (ok && ws.Signaled()) || (res.ExitCode > 128 && res.ExitCode <= 128+64) {
 		res.Killed = true
 	}
-	res.ExitCode = cmd.ProcessState.ExitCode()
 	var exitErr *exec.ExitError
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) && !res.Killed {
 		return nil, fmt.Errorf("wait for the client command: %w", waitErr)

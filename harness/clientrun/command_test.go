@@ -69,6 +69,13 @@ var _ = Describe("the client command", func() {
 		Expect(gone(pidFile)).To(BeTrue())
 	})
 
+	It("tells a client a signal ended inside the shell from one that exited", func() {
+		res, err := clientrun.Run(context.Background(), clientrun.Command{Script: `sh -c 'kill -SEGV $$'; exit $?`}, clientrun.Values{}, noBrowser)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Killed).To(BeTrue())
+		Expect(res.Crashed()).To(ContainSubstring("signal"))
+	})
+
 	It("kills the group when the scenario ends first", func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(300*time.Millisecond, cancel)

@@ -114,8 +114,8 @@ func (st *State) register(sc *godog.ScenarioContext) {
 	sc.Step(`^the client has completed the flow against a compliant server in this run$`, st.controlPassed)
 	sc.Step(`^the client is asked to call a tool$`, func() error { return st.askTool(false) })
 	sc.Step(`^the client is asked to call a tool whose result is an error$`, func() error { return st.askTool(true) })
-	sc.Step(`^the client is run$`, func(ctx context.Context) error { return st.runClient(ctx, st.servers[0], true) })
-	sc.Step(`^the client is run again$`, func(ctx context.Context) error { return st.runClient(ctx, st.servers[0], false) })
+	sc.Step(`^the client is run$`, func(ctx context.Context) error { return st.runFirst(ctx, true) })
+	sc.Step(`^the client is run again$`, func(ctx context.Context) error { return st.runFirst(ctx, false) })
 	sc.Step(`^the client is run again against another scripted server$`, st.runAgainstAnother)
 	sc.Step(`^the scripted server revokes every credential it issued$`, st.revoke)
 	sc.Step(`^the scripted server moves to another authorization server$`, st.move)
@@ -177,7 +177,14 @@ func (st *State) scriptedServer(what string) error {
 	return err
 }
 
+// errNoServer is a feature's mistake: a step about the scripted server
+// before the Given that starts it.
+var errNoServer = fmt.Errorf("no scripted server yet: a Given must start one first")
+
 func (st *State) askTool(errorResult bool) error {
+	if len(st.servers) == 0 {
+		return errNoServer
+	}
 	if st.command(true) == "" {
 		return st.skip("the scenario needs the client to call a tool, and neither client command names {tool}")
 	}
@@ -200,6 +207,14 @@ func (st *State) command(tool bool) string {
 		}
 	}
 	return ""
+}
+
+// runFirst runs the client against the scenario's first server.
+func (st *State) runFirst(ctx context.Context, first bool) error {
+	if len(st.servers) == 0 {
+		return errNoServer
+	}
+	return st.runClient(ctx, st.servers[0], first)
 }
 
 // runClient runs the client against srv. The first run of a scenario that
@@ -247,6 +262,9 @@ func (st *State) execute(ctx context.Context, srv *scripted.Server, command stri
 }
 
 func (st *State) revoke() error {
+	if len(st.servers) == 0 {
+		return errNoServer
+	}
 	if !st.servers[0].Revoke() {
 		return fmt.Errorf("the scripted server cannot revoke its credentials")
 	}
@@ -254,6 +272,9 @@ func (st *State) revoke() error {
 }
 
 func (st *State) move() error {
+	if len(st.servers) == 0 {
+		return errNoServer
+	}
 	return st.servers[0].MoveAuthorization()
 }
 

@@ -19,27 +19,38 @@ import (
 )
 
 func (st *State) registerJudgements(sc *godog.ScenarioContext) {
-	sc.Step(`^the client made an authorized call$`, st.authorizedCall)
-	sc.Step(`^the client requested the protected resource metadata at the URL the challenge named$`, st.metadataFromChallenge)
-	sc.Step(`^the client requested the protected resource metadata at the well-known URIs in the specification's order$`, st.resourceMetadataOrder)
-	sc.Step(`^the client requested the authorization server metadata at the well-known URIs in the specification's order$`, st.serverMetadataOrder)
-	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.stoppedAfterMetadata)
-	sc.Step(`^the client stopped before its authorization request$`, st.stoppedBeforeAuthorization)
-	sc.Step(`^the client stopped after the redirect, before any token request$`, st.stoppedAfterRedirect)
-	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.pkce)
-	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.resource)
-	sc.Step(`^the authorization request asked for every scope the challenge named$`, st.challengeScope)
-	sc.Step(`^after the 403 the client asked for the scopes it named, and its call then succeeded$`, st.stepUp)
-	sc.Step(`^every request to the MCP server after the first token carried a token in the Authorization header$`, st.tokenEveryRequest)
-	sc.Step(`^no request carried an access token in its URI query$`, st.noQueryToken)
-	sc.Step(`^the second server received no token the first server's authorization server issued$`, st.noTokenToSecond)
-	sc.Step(`^every request to the MCP server carried the 2026-07-28 headers, matching its body$`, st.modernHeaders)
-	sc.Step(`^the client followed the challenge to \{base\}/\.well-known/oauth-protected-resource$`, st.followedChallenge)
-	sc.Step(`^the second start registered no client and used the client_id of the first$`, st.registeredOnce)
-	sc.Step(`^the client started the device flow again after invalid_grant$`, st.restartedDeviceFlow)
-	sc.Step(`^the client signed in again after its credential was refused$`, st.signedInAgain)
-	sc.Step(`^the client exited with a failure status$`, st.exitedFailing)
+	sc.Step(`^the client made an authorized call$`, st.judged(st.authorizedCall))
+	sc.Step(`^the client requested the protected resource metadata at the URL the challenge named$`, st.judged(st.metadataFromChallenge))
+	sc.Step(`^the client requested the protected resource metadata at the well-known URIs in the specification's order$`, st.judged(st.resourceMetadataOrder))
+	sc.Step(`^the client requested the authorization server metadata at the well-known URIs in the specification's order$`, st.judged(st.serverMetadataOrder))
+	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.judged(st.stoppedAfterMetadata))
+	sc.Step(`^the client stopped before its authorization request$`, st.judged(st.stoppedBeforeAuthorization))
+	sc.Step(`^the client stopped after the redirect, before any token request$`, st.judged(st.stoppedAfterRedirect))
+	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.judged(st.pkce))
+	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.judged(st.resource))
+	sc.Step(`^the authorization request asked for every scope the challenge named$`, st.judged(st.challengeScope))
+	sc.Step(`^after the 403 the client asked for the scopes it named, and its call then succeeded$`, st.judged(st.stepUp))
+	sc.Step(`^every request to the MCP server after the first token carried a token in the Authorization header$`, st.judged(st.tokenEveryRequest))
+	sc.Step(`^no request carried an access token in its URI query$`, st.judged(st.noQueryToken))
+	sc.Step(`^the second server received no token the first server's authorization server issued$`, st.judged(st.noTokenToSecond))
+	sc.Step(`^every request to the MCP server carried the 2026-07-28 headers, matching its body$`, st.judged(st.modernHeaders))
+	sc.Step(`^the client followed the challenge to \{base\}/\.well-known/oauth-protected-resource$`, st.judged(st.followedChallenge))
+	sc.Step(`^the second start registered no client and used the client_id of the first$`, st.judged(st.registeredOnce))
+	sc.Step(`^the client started the device flow again after invalid_grant$`, st.judged(st.restartedDeviceFlow))
+	sc.Step(`^the client signed in again after its credential was refused$`, st.judged(st.signedInAgain))
+	sc.Step(`^the client exited with a failure status$`, st.judged(st.exitedFailing))
 	st.registerRegistration(sc)
+}
+
+// judged guards a judgement: it reads the client's runs, so a feature that
+// judges before any run is the suite's own mistake, said as such.
+func (st *State) judged(judge func() error) func() error {
+	return func() error {
+		if len(st.servers) == 0 || len(st.runs) == 0 {
+			return fmt.Errorf("a judgement of the client before any scripted server ran it")
+		}
+		return judge()
+	}
 }
 
 // first is the scenario's first scripted server.

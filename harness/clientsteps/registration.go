@@ -16,12 +16,12 @@ import (
 // refresh tokens are optional features: a client that never uses one leaves
 // its scenario not run, naming why.
 func (st *State) registerRegistration(sc *godog.ScenarioContext) {
-	sc.Step(`^every registration request named an application_type$`, st.applicationType)
-	sc.Step(`^the new authorization server received no client_id the first one issued$`, st.noClientIDOfFirst)
-	sc.Step(`^every authorization request carried a state$`, st.stateSent)
-	sc.Step(`^every refresh request named the protected resource metadata's resource$`, st.refreshResource)
-	sc.Step(`^the client had registered with refresh_token in its grant_types$`, st.refreshGrantRegistered)
-	sc.Step(`^the credential was sent only in the Authorization header$`, st.credentialInHeaderOnly)
+	sc.Step(`^every registration request named an application_type$`, st.judged(st.applicationType))
+	sc.Step(`^the new authorization server received no client_id the first one issued$`, st.judged(st.noClientIDOfFirst))
+	sc.Step(`^every authorization request carried a state$`, st.judged(st.stateSent))
+	sc.Step(`^every refresh request named the protected resource metadata's resource$`, st.judged(st.refreshResource))
+	sc.Step(`^the client had registered with refresh_token in its grant_types$`, st.judged(st.refreshGrantRegistered))
+	sc.Step(`^the credential was sent only in the Authorization header$`, st.judged(st.credentialInHeaderOnly))
 }
 
 // registration is a registration request's body, as far as these read it.
