@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -217,8 +219,12 @@ func (b *Browser) follow(ctx context.Context, authorizationURL string) (string, 
 	}
 	deadline := time.Now().Add(patience)
 	for {
-		_, err := get(ctx, &hc, target.String())
-		if err == nil {
+		// Delivered once the whole request reached the listener: a client
+		// that has what it needs may close before it answers the browser.
+		var wrote atomic.Bool
+		trace := &httptrace.ClientTrace{WroteRequest: func(i httptrace.WroteRequestInfo) { wrote.Store(i.Err == nil) }}
+		_, err := get(httptrace.WithClientTrace(ctx, trace), &hc, target.String())
+		if err == nil || wrote.Load() {
 			return target.String(), nil
 		}
 		if !refused(err) || time.Now().After(deadline) {

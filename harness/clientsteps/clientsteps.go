@@ -51,8 +51,8 @@ type Config struct {
 	ClientID, ClientSecretEnv, ClientMetadataURL string
 }
 
-// Suite is what every scenario of one run shares.
-type Suite struct {
+// suite is what every scenario of one run shares.
+type suite struct {
 	cfg   Config
 	notes *steps.Notes
 	// control is the control's verdict once run: "" when the client
@@ -61,9 +61,9 @@ type Suite struct {
 	controlOnce sync.Once
 }
 
-// State is one scenario's state.
-type State struct {
-	*Suite
+// scenario is one scenario's state.
+type scenario struct {
+	*suite
 	pickleID string
 	log      *scripted.Log
 	// servers are the scenario's scripted servers, the first first.
@@ -84,14 +84,14 @@ type run struct {
 }
 
 // Initializer returns godog's scenario initializer for the client half:
-// a fresh State per scenario, its servers closed at its end, and every
+// a fresh state for each scenario, its servers closed at its end, and every
 // step of the vocabulary. notes is the collector's, as for the server half.
 // Call it once per run and give the same initializer to every pass of the
 // run: the control, run once, is shared through it.
 func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
-	s := &Suite{cfg: cfg, notes: notes}
+	s := &suite{cfg: cfg, notes: notes}
 	return func(sc *godog.ScenarioContext) {
-		st := &State{Suite: s, log: &scripted.Log{}}
+		st := &scenario{suite: s, log: &scripted.Log{}}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			st.pickleID = p.Id
 			if cfg.StateDir == "" {
@@ -109,7 +109,7 @@ func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
 	}
 }
 
-func (st *State) register(sc *godog.ScenarioContext) {
+func (st *scenario) register(sc *godog.ScenarioContext) {
 	sc.Step(`^a scripted server that (.+)$`, st.scriptedServer)
 	sc.Step(`^the client has completed the flow against a compliant server in this run$`, st.controlPassed)
 	sc.Step(`^the client is asked to call a tool$`, func() error { return st.askTool(false) })
@@ -126,7 +126,7 @@ func (st *State) register(sc *godog.ScenarioContext) {
 // outcome.Skip itself, which the collector classifies as not run with its
 // reason: steps.Notes keeps the skip reasons of the server half's steps
 // only, through a method of that package's own.
-func (st *State) skip(reason string) error {
+func (st *scenario) skip(reason string) error {
 	return &outcome.Skip{Reason: reason}
 }
 
@@ -159,7 +159,7 @@ func startServer(pack, name string, v scripted.Variant, log *scripted.Log) (*scr
 	return scripted.StartAuthz(name, v, log)
 }
 
-func (st *State) start(name string, v scripted.Variant) (*scripted.Server, error) {
+func (st *scenario) start(name string, v scripted.Variant) (*scripted.Server, error) {
 	srv, err := startServer(st.cfg.Pack, name, v, st.log)
 	if err != nil {
 		return nil, err
@@ -168,7 +168,7 @@ func (st *State) start(name string, v scripted.Variant) (*scripted.Server, error
 	return srv, nil
 }
 
-func (st *State) scriptedServer(what string) error {
+func (st *scenario) scriptedServer(what string) error {
 	v, ok := phrases[st.cfg.Pack][what]
 	if !ok {
 		return fmt.Errorf("no scripted server of pack %s %s", st.cfg.Pack, what)
@@ -181,7 +181,7 @@ func (st *State) scriptedServer(what string) error {
 // before the Given that starts it.
 var errNoServer = fmt.Errorf("no scripted server yet: a Given must start one first")
 
-func (st *State) askTool(errorResult bool) error {
+func (st *scenario) askTool(errorResult bool) error {
 	if len(st.servers) == 0 {
 		return errNoServer
 	}
@@ -197,7 +197,7 @@ func (st *State) askTool(errorResult bool) error {
 
 // command is the command to run: one that names {tool} when the scenario
 // calls a tool ("" when there is none).
-func (st *State) command(tool bool) string {
+func (st *scenario) command(tool bool) string {
 	if !tool {
 		return st.cfg.Command
 	}
@@ -210,7 +210,7 @@ func (st *State) command(tool bool) string {
 }
 
 // runFirst runs the client against the scenario's first server.
-func (st *State) runFirst(ctx context.Context, first bool) error {
+func (st *scenario) runFirst(ctx context.Context, first bool) error {
 	if len(st.servers) == 0 {
 		return errNoServer
 	}
@@ -219,7 +219,7 @@ func (st *State) runFirst(ctx context.Context, first bool) error {
 
 // runClient runs the client against srv. The first run of a scenario that
 // sees no request at all from the client stops the scenario as not run.
-func (st *State) runClient(ctx context.Context, srv *scripted.Server, first bool) error {
+func (st *scenario) runClient(ctx context.Context, srv *scripted.Server, first bool) error {
 	r, err := st.execute(ctx, srv, st.command(st.toolCall), st.log)
 	if err != nil {
 		return err
@@ -232,7 +232,7 @@ func (st *State) runClient(ctx context.Context, srv *scripted.Server, first bool
 	return nil
 }
 
-func (st *State) runAgainstAnother(ctx context.Context) error {
+func (st *scenario) runAgainstAnother(ctx context.Context) error {
 	srv, err := st.start("second", scripted.Compliant)
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func (st *State) runAgainstAnother(ctx context.Context) error {
 }
 
 // execute runs the command once against srv, recording into log.
-func (st *State) execute(ctx context.Context, srv *scripted.Server, command string, log *scripted.Log) (*run, error) {
+func (st *scenario) execute(ctx context.Context, srv *scripted.Server, command string, log *scripted.Log) (*run, error) {
 	v := clientrun.Values{URL: srv.Endpoint, StateDir: st.cfg.StateDir}
 	if st.toolCall {
 		v.Tool, v.Args = srv.Tool, srv.Args
@@ -261,7 +261,7 @@ func (st *State) execute(ctx context.Context, srv *scripted.Server, command stri
 	return &run{server: srv, res: res, first: first}, nil
 }
 
-func (st *State) revoke() error {
+func (st *scenario) revoke() error {
 	if len(st.servers) == 0 {
 		return errNoServer
 	}
@@ -271,7 +271,7 @@ func (st *State) revoke() error {
 	return nil
 }
 
-func (st *State) move() error {
+func (st *scenario) move() error {
 	if len(st.servers) == 0 {
 		return errNoServer
 	}

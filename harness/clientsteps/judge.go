@@ -18,7 +18,7 @@ import (
 	"github.com/conform-mcp/conform/harness/wire"
 )
 
-func (st *State) registerJudgements(sc *godog.ScenarioContext) {
+func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client made an authorized call$`, st.judged(st.authorizedCall))
 	sc.Step(`^the client requested the protected resource metadata at the URL the challenge named$`, st.judged(st.metadataFromChallenge))
 	sc.Step(`^the client requested the protected resource metadata at the well-known URIs in the specification's order$`, st.judged(st.resourceMetadataOrder))
@@ -44,7 +44,7 @@ func (st *State) registerJudgements(sc *godog.ScenarioContext) {
 
 // judged guards a judgement: it reads the client's runs, so a feature that
 // judges before any run is the suite's own mistake, said as such.
-func (st *State) judged(judge func() error) func() error {
+func (st *scenario) judged(judge func() error) func() error {
 	return func() error {
 		if len(st.servers) == 0 || len(st.runs) == 0 {
 			return fmt.Errorf("a judgement of the client before any scripted server ran it")
@@ -54,14 +54,14 @@ func (st *State) judged(judge func() error) func() error {
 }
 
 // first is the scenario's first scripted server.
-func (st *State) first() *scripted.Server { return st.servers[0] }
+func (st *scenario) first() *scripted.Server { return st.servers[0] }
 
 // last is the scenario's last run.
-func (st *State) last() *run { return st.runs[len(st.runs)-1] }
+func (st *scenario) last() *run { return st.runs[len(st.runs)-1] }
 
 // depart blames the client, showing the requests given and every run of
 // the client, credentials masked.
-func (st *State) depart(check string, expected, actual any, shown ...scripted.Request) error {
+func (st *scenario) depart(check string, expected, actual any, shown ...scripted.Request) error {
 	var ex []wire.Exchange
 	for _, r := range shown {
 		ex = append(ex, exchange(r))
@@ -74,7 +74,7 @@ func (st *State) depart(check string, expected, actual any, shown ...scripted.Re
 }
 
 // issued are the tokens every scripted server of the scenario issued.
-func (st *State) issued() []string {
+func (st *scenario) issued() []string {
 	var out []string
 	for _, s := range st.servers {
 		out = append(out, s.Issued(st.log)...)
@@ -93,7 +93,7 @@ func authorizedCall(reqs []scripted.Request, srv *scripted.Server, tokens []stri
 	return nil
 }
 
-func (st *State) authorizedCall() error {
+func (st *scenario) authorizedCall() error {
 	srv := st.first()
 	if authorizedCall(st.log.Requests(), srv, srv.Issued(st.log)) == nil {
 		return st.depart("authorized call", "a request to "+srv.Endpoint+" with a token its authorization server issued, answered 200",
@@ -105,7 +105,7 @@ func (st *State) authorizedCall() error {
 // controlPassed is the control a refusal is judged after (issue 23, item
 // 4): the same client, against a compliant server in the same run,
 // completed the flow and made an authorized call. It runs once per run.
-func (st *State) controlPassed(ctx context.Context) error {
+func (st *scenario) controlPassed(ctx context.Context) error {
 	st.controlOnce.Do(func() {
 		reason := st.runControl(ctx)
 		st.control = &reason
@@ -117,14 +117,14 @@ func (st *State) controlPassed(ctx context.Context) error {
 	return nil
 }
 
-func (st *State) runControl(ctx context.Context) string {
+func (st *scenario) runControl(ctx context.Context) string {
 	log := &scripted.Log{}
 	srv, err := startServer(st.cfg.Pack, "control", scripted.Compliant, log)
 	if err != nil {
 		return err.Error()
 	}
 	defer srv.Close()
-	control := &State{Suite: st.Suite, log: log, servers: []*scripted.Server{srv}, toolCall: st.cfg.Pack == "source"}
+	control := &scenario{suite: st.suite, log: log, servers: []*scripted.Server{srv}, toolCall: st.cfg.Pack == "source"}
 	command := control.command(control.toolCall)
 	if command == "" {
 		return "it needs a client command that names {tool}"
@@ -142,7 +142,7 @@ func (st *State) runControl(ctx context.Context) string {
 // stopped checks that the client's last run ended of its own accord, and
 // had reached the step at which the scenario judges a refusal: a crash or a
 // stop at another step is no refusal (issue 23, item 4).
-func (st *State) stopped(step string, reached bool) error {
+func (st *scenario) stopped(step string, reached bool) error {
 	if c := st.last().res.Crashed(); c != "" {
 		return st.skip("a crash is no refusal: " + c)
 	}
@@ -153,7 +153,7 @@ func (st *State) stopped(step string, reached bool) error {
 }
 
 // challenged is the first 401 the MCP server answered, nil when none.
-func (st *State) challenged(srv *scripted.Server) *scripted.Request {
+func (st *scenario) challenged(srv *scripted.Server) *scripted.Request {
 	for _, r := range st.log.Requests() {
 		if isMCP(r, srv) && r.Status == http.StatusUnauthorized {
 			return &r
@@ -164,7 +164,7 @@ func (st *State) challenged(srv *scripted.Server) *scripted.Request {
 
 // needChallenge is the first 401, or a not-run error when the client
 // never met one.
-func (st *State) needChallenge() (*scripted.Request, error) {
+func (st *scenario) needChallenge() (*scripted.Request, error) {
 	c := st.challenged(st.first())
 	if c == nil {
 		return nil, st.skip("the client never sent a request the server answered 401; " + describe(st.last().res))
@@ -172,7 +172,7 @@ func (st *State) needChallenge() (*scripted.Request, error) {
 	return c, nil
 }
 
-func (st *State) metadataFromChallenge() error {
+func (st *scenario) metadataFromChallenge() error {
 	c, err := st.needChallenge()
 	if err != nil {
 		return err
@@ -201,7 +201,7 @@ func urls(reqs []scripted.Request) string {
 // the first URL asked for is the first listed, each next new one the next
 // listed. A URL asked for again (discovery run again, for a second token)
 // is no departure from the order.
-func (st *State) inOrder(what string, got []scripted.Request, order []string) error {
+func (st *scenario) inOrder(what string, got []scripted.Request, order []string) error {
 	var firsts []scripted.Request
 	for _, r := range got {
 		if !slices.ContainsFunc(firsts, func(f scripted.Request) bool { return f.URL.Path == r.URL.Path && f.URL.Host == r.URL.Host }) {
@@ -219,7 +219,7 @@ func (st *State) inOrder(what string, got []scripted.Request, order []string) er
 	return nil
 }
 
-func (st *State) resourceMetadataOrder() error {
+func (st *scenario) resourceMetadataOrder() error {
 	c, err := st.needChallenge()
 	if err != nil {
 		return err
@@ -231,7 +231,7 @@ func (st *State) resourceMetadataOrder() error {
 	return st.inOrder("protected resource metadata", got, []string{root + strings.TrimSuffix(path(u), "/"), root})
 }
 
-func (st *State) serverMetadataOrder() error {
+func (st *scenario) serverMetadataOrder() error {
 	if _, err := st.needChallenge(); err != nil {
 		return err
 	}
@@ -246,7 +246,7 @@ func (st *State) serverMetadataOrder() error {
 
 // lastMetadata is the client's last request for authorization server
 // metadata, nil when none.
-func (st *State) lastMetadata() *scripted.Request {
+func (st *scenario) lastMetadata() *scripted.Request {
 	got := filter(st.log.Requests(), func(r scripted.Request) bool { return isServerMetadata(r, st.first()) && r.Status == http.StatusOK })
 	if len(got) == 0 {
 		return nil
@@ -254,7 +254,7 @@ func (st *State) lastMetadata() *scripted.Request {
 	return &got[len(got)-1]
 }
 
-func (st *State) stoppedAfterMetadata() error {
+func (st *scenario) stoppedAfterMetadata() error {
 	md := st.lastMetadata()
 	if err := st.stopped("it fetched the authorization server metadata", md != nil); err != nil {
 		return err
@@ -269,7 +269,7 @@ func (st *State) stoppedAfterMetadata() error {
 	return nil
 }
 
-func (st *State) stoppedBeforeAuthorization() error {
+func (st *scenario) stoppedBeforeAuthorization() error {
 	md := st.lastMetadata()
 	if err := st.stopped("it fetched the authorization server metadata", md != nil); err != nil {
 		return err
@@ -282,7 +282,7 @@ func (st *State) stoppedBeforeAuthorization() error {
 	return nil
 }
 
-func (st *State) stoppedAfterRedirect() error {
+func (st *scenario) stoppedAfterRedirect() error {
 	delivered := false
 	for _, o := range st.last().res.Opened {
 		delivered = delivered || o.Delivered
@@ -300,7 +300,7 @@ func (st *State) stoppedAfterRedirect() error {
 
 // authorizations are the authorization requests, or a not-run error when
 // the client sent none.
-func (st *State) authorizations() ([]scripted.Request, error) {
+func (st *scenario) authorizations() ([]scripted.Request, error) {
 	got := filter(st.log.Requests(), func(r scripted.Request) bool { return isAuthorization(r, st.first()) })
 	if len(got) == 0 {
 		return nil, st.skip("the client sent no authorization request; " + describe(st.last().res))
@@ -308,7 +308,7 @@ func (st *State) authorizations() ([]scripted.Request, error) {
 	return got, nil
 }
 
-func (st *State) pkce() error {
+func (st *scenario) pkce() error {
 	auths, err := st.authorizations()
 	if err != nil {
 		return err
@@ -336,7 +336,7 @@ func (st *State) pkce() error {
 	return nil
 }
 
-func (st *State) resource() error {
+func (st *scenario) resource() error {
 	auths, err := st.authorizations()
 	if err != nil {
 		return err
@@ -355,7 +355,7 @@ func (st *State) resource() error {
 	return nil
 }
 
-func (st *State) challengeScope() error {
+func (st *scenario) challengeScope() error {
 	c, err := st.needChallenge()
 	if err != nil {
 		return err
@@ -374,7 +374,7 @@ func (st *State) challengeScope() error {
 	return nil
 }
 
-func (st *State) stepUp() error {
+func (st *scenario) stepUp() error {
 	srv := st.first()
 	var forbidden *scripted.Request
 	for _, r := range st.log.Requests() {
@@ -402,7 +402,7 @@ func (st *State) stepUp() error {
 }
 
 // needToken is the Seq of the first token response, or a not-run error.
-func (st *State) needToken() (int, error) {
+func (st *scenario) needToken() (int, error) {
 	for _, r := range st.log.Requests() {
 		if isToken(r, st.first()) && r.Status == http.StatusOK {
 			return r.Seq, nil
@@ -411,7 +411,7 @@ func (st *State) needToken() (int, error) {
 	return 0, st.skip("the client obtained no token; " + describe(st.last().res))
 }
 
-func (st *State) tokenEveryRequest() error {
+func (st *scenario) tokenEveryRequest() error {
 	seq, err := st.needToken()
 	if err != nil {
 		return err
@@ -425,7 +425,7 @@ func (st *State) tokenEveryRequest() error {
 	return nil
 }
 
-func (st *State) noQueryToken() error {
+func (st *scenario) noQueryToken() error {
 	if _, err := st.needToken(); err != nil {
 		return err
 	}
@@ -439,7 +439,7 @@ func (st *State) noQueryToken() error {
 	return nil
 }
 
-func (st *State) noTokenToSecond() error {
+func (st *scenario) noTokenToSecond() error {
 	first := st.first()
 	tokens := first.Issued(st.log)
 	if len(tokens) == 0 {
@@ -457,7 +457,7 @@ func (st *State) noTokenToSecond() error {
 	return nil
 }
 
-func (st *State) modernHeaders() error {
+func (st *scenario) modernHeaders() error {
 	srv := st.first()
 	posts := filter(st.log.Requests(), func(r scripted.Request) bool { return isMCP(r, srv) && r.Method == http.MethodPost })
 	if !slices.ContainsFunc(posts, func(r scripted.Request) bool { return r.Header.Get("MCP-Protocol-Version") == "2026-07-28" }) {
@@ -475,7 +475,7 @@ func (st *State) modernHeaders() error {
 	return nil
 }
 
-func (st *State) followedChallenge() error {
+func (st *scenario) followedChallenge() error {
 	c, err := st.needChallenge()
 	if err != nil {
 		return err
@@ -498,7 +498,7 @@ func registrations(reqs []scripted.Request, srv *scripted.Server) []scripted.Req
 	})
 }
 
-func (st *State) registeredOnce() error {
+func (st *scenario) registeredOnce() error {
 	if len(st.runs) < 2 {
 		return fmt.Errorf("the scenario ran the client once; this judges a second start")
 	}
@@ -532,7 +532,7 @@ func isDeviceAuthorization(r scripted.Request, srv *scripted.Server) bool {
 	return r.Server == srv.Name && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/device_authorization")
 }
 
-func (st *State) restartedDeviceFlow() error {
+func (st *scenario) restartedDeviceFlow() error {
 	srv := st.first()
 	var refused *scripted.Request
 	for _, r := range st.log.Requests() {
@@ -551,7 +551,7 @@ func (st *State) restartedDeviceFlow() error {
 	return nil
 }
 
-func (st *State) signedInAgain() error {
+func (st *scenario) signedInAgain() error {
 	if len(st.runs) < 2 {
 		return fmt.Errorf("the scenario ran the client once; this judges a second start")
 	}
@@ -574,7 +574,7 @@ func (st *State) signedInAgain() error {
 	return nil
 }
 
-func (st *State) exitedFailing() error {
+func (st *scenario) exitedFailing() error {
 	r := st.last().res
 	if c := r.Crashed(); c != "" {
 		return st.skip("the client did not end of its own accord: " + c)

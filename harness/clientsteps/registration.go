@@ -15,7 +15,7 @@ import (
 // refresh requests, and of where it presents a credential. Registration and
 // refresh tokens are optional features: a client that never uses one leaves
 // its scenario not run, naming why.
-func (st *State) registerRegistration(sc *godog.ScenarioContext) {
+func (st *scenario) registerRegistration(sc *godog.ScenarioContext) {
 	sc.Step(`^every registration request named an application_type$`, st.judged(st.applicationType))
 	sc.Step(`^the new authorization server received no client_id the first one issued$`, st.judged(st.noClientIDOfFirst))
 	sc.Step(`^every authorization request carried a state$`, st.judged(st.stateSent))
@@ -36,7 +36,7 @@ func decodeRegistration(r scripted.Request) registration {
 	return reg
 }
 
-func (st *State) applicationType() error {
+func (st *scenario) applicationType() error {
 	regs := registrations(st.log.Requests(), st.first())
 	if len(regs) == 0 {
 		return st.skip("not applicable: the client did not register dynamically; " + describe(st.last().res))
@@ -69,7 +69,7 @@ func issuedClientIDs(reqs []scripted.Request, srv *scripted.Server) []string {
 	return out
 }
 
-func (st *State) noClientIDOfFirst() error {
+func (st *scenario) noClientIDOfFirst() error {
 	srv := st.first()
 	ids := issuedClientIDs(st.log.Requests(), srv)
 	if len(ids) == 0 {
@@ -91,7 +91,7 @@ func (st *State) noClientIDOfFirst() error {
 	return nil
 }
 
-func (st *State) stateSent() error {
+func (st *scenario) stateSent() error {
 	auths, err := st.authorizations()
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (st *State) stateSent() error {
 
 // refreshes are the refresh token requests, or a not-run error: refresh
 // tokens are optional, and a client that never uses one is not judged.
-func (st *State) refreshes() ([]scripted.Request, error) {
+func (st *scenario) refreshes() ([]scripted.Request, error) {
 	got := filter(st.log.Requests(), func(r scripted.Request) bool {
 		return isToken(r, st.first()) && r.Form.Get("grant_type") == "refresh_token"
 	})
@@ -116,7 +116,7 @@ func (st *State) refreshes() ([]scripted.Request, error) {
 	return got, nil
 }
 
-func (st *State) refreshResource() error {
+func (st *scenario) refreshResource() error {
 	got, err := st.refreshes()
 	if err != nil {
 		return err
@@ -129,7 +129,7 @@ func (st *State) refreshResource() error {
 	return nil
 }
 
-func (st *State) refreshGrantRegistered() error {
+func (st *scenario) refreshGrantRegistered() error {
 	if _, err := st.refreshes(); err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (st *State) refreshGrantRegistered() error {
 	return nil
 }
 
-func (st *State) credentialInHeaderOnly() error {
+func (st *scenario) credentialInHeaderOnly() error {
 	if _, err := st.needToken(); err != nil {
 		return err
 	}

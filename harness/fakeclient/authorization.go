@@ -391,14 +391,19 @@ func (c *client) browse(ctx context.Context, ln net.Listener, authURL string) (u
 			http.NotFound(w, r)
 			return
 		}
+		_, _ = fmt.Fprintln(w, "Signed in; you may close this window.")
 		select {
 		case got <- r.URL.Query():
 		default:
 		}
-		_, _ = fmt.Fprintln(w, "Signed in; you may close this window.")
 	})}
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
+	defer func() {
+		// The browser gets its answer before the listener goes.
+		stop, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(stop)
+	}()
 	fmt.Fprintf(c.Out, "Open this URL to authorize: %s\n", authURL)
 	if c.Browser != "" {
 		if err := exec.CommandContext(ctx, "sh", "-c", c.Browser+` "$1"`, "browser", authURL).Run(); err != nil {

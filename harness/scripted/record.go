@@ -100,8 +100,8 @@ func (h *held) Write(p []byte) (int, error) {
 	return h.body.Write(p)
 }
 
-// record serves r with next, lets adjust change the answer, sends it and
-// logs the exchange.
+// record serves r with next, lets adjust change the answer, logs the
+// exchange and sends the answer.
 func record(log *Log, server, origin string, r *http.Request, w http.ResponseWriter, next http.Handler, adjust Adjust) {
 	seq := log.arrived()
 	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
@@ -121,6 +121,11 @@ func record(log *Log, server, origin string, r *http.Request, w http.ResponseWri
 	if adjust != nil {
 		out = adjust(r, h.status, h.header, out)
 	}
+	// Logged before it is sent: a client that exits on reading the answer
+	// must find its request in the log when the scenario judges it.
+	rec.Status, rec.RespHeader = h.status, h.header.Clone()
+	rec.RespBody = out[:min(len(out), maxBody)]
+	log.add(rec)
 	for k, v := range h.header {
 		w.Header()[k] = v
 	}
@@ -129,7 +134,4 @@ func record(log *Log, server, origin string, r *http.Request, w http.ResponseWri
 	}
 	w.WriteHeader(h.status)
 	_, _ = w.Write(out)
-	rec.Status, rec.RespHeader = h.status, h.header.Clone()
-	rec.RespBody = out[:min(len(out), maxBody)]
-	log.add(rec)
 }
