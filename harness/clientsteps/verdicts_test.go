@@ -1,0 +1,70 @@
+package clientsteps_test
+
+import (
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/conform-mcp/conform/harness/clientrun"
+	"github.com/conform-mcp/conform/harness/outcome"
+)
+
+// The verdict rules of issue 23, item 4: what is not a verdict on the client.
+var _ = Describe("the client half's verdicts", func() {
+	It("leaves every scenario not run, naming the cause, for a client that never sends a request", func() {
+		cfg := config("mcp-authorization", "")
+		cfg.Command, cfg.Second = "echo 'not an MCP client'", ""
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).NotTo(BeEmpty())
+		for name, v := range got {
+			Expect(v.status).To(Equal(outcome.NotRun), name)
+			Expect(v.why).To(Or(ContainSubstring("never engaged"), ContainSubstring("the control failed"), ContainSubstring("{tool}")), name)
+		}
+	})
+
+	It("leaves a scenario that needs a tool call not run when no command names {tool}", func() {
+		cfg := config("source", "")
+		cfg.Second = ""
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).NotTo(BeEmpty())
+		for name, v := range got {
+			Expect(v.status).To(Equal(outcome.NotRun), name)
+			Expect(v.why).To(ContainSubstring("{tool}"), name)
+		}
+	})
+
+	It("takes no crash for a refusal, and judges a refusal only after a control", func() {
+		cfg := config("mcp-authorization", "")
+		// A client that dies by a signal whenever it would stop with an error.
+		cfg.Command = "sh -c " + clientrun.Quote(cfg.Command+" || kill -KILL $$")
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		for _, name := range []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStateWrong} {
+			Expect(got[name].status).To(Equal(outcome.NotRun), name)
+			Expect(got[name].why).To(ContainSubstring("a crash is no refusal"), name)
+		}
+
+		cfg = config("mcp-authorization", "plain-pkce")
+		got, err = runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliNoPKCE].status).To(Equal(outcome.NotRun))
+		Expect(got[cliNoPKCE].why).To(ContainSubstring("a refusal is judged only after a control"))
+	})
+
+	It("takes no timeout for a refusal either", func() {
+		cfg := config("mcp-authorization", "")
+		cfg.Timeout = 3 * time.Second
+		// A client that hangs whenever it would stop with an error.
+		cfg.Command = cfg.Command + " || sleep 60"
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliNoPKCE].status).To(Equal(outcome.NotRun))
+		Expect(got[cliNoPKCE].why).To(ContainSubstring("still running when its time was up"))
+		Expect(strings.Contains(got[cliS256].why, "time")).To(BeFalse(), "a client that completes is judged as usual")
+		Expect(got[cliS256].status).To(Equal(outcome.Passed))
+	})
+})
