@@ -217,6 +217,7 @@ var _ = Describe("the order of sections", func() {
 		Expect(sections).To(Equal([]string{"2", "7", "7.9", "7.10", "10", "authorization", "authorization.9", "authorization.10"}))
 	})
 })
+
 // The client half's features (features/clients/<pack>) check the
 // requirements that bind a client, which the server half's never tag.
 var _ = Describe("coverage of the client requirements by the client features", func() {
