@@ -25,9 +25,9 @@ import (
 
 type runFlags struct {
 	target, profile, tags, format, expected, pack, scenario, stateDir, client string
-	strict                                                            bool
-	concurrency                                                       int
-	connection                                                        connectionFlags
+	strict                                                                    bool
+	concurrency                                                               int
+	connection                                                                connectionFlags
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
