@@ -51,6 +51,12 @@ var _ = Describe("conform run --client", func() {
 		Expect(stdout(s)).To(ContainSubstring("6 passed, 0 failed"))
 	})
 
+	It("lists the client half's scenarios with list --client, apart from the server half's", func() {
+		ids := listed("--client", "--spec", "mcp-authorization")
+		Expect(ids).To(ContainElement(ContainSubstring("The client uses PKCE with S256")))
+		Expect(listed("--spec", "mcp-authorization")).NotTo(ContainElement(ContainSubstring("The client uses PKCE with S256")))
+	})
+
 	It("takes a command without {url}, or beside --target, as the user's mistake", func() {
 		s := exits(conform(nil, "run", "--client", "true"), 2)
 		Expect(stderr(s)).To(ContainSubstring("names no {url}"))

@@ -109,3 +109,21 @@ func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run
 	run.Results = col.ordered()
 	return run, refused
 }
+
+// ListClient returns the selected scenarios of a pack's client half ("" for
+// the default pack) without running any.
+func ListClient(pack, tags string, sections []string) ([]Listing, error) {
+	p, err := ClientHalf(pack)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spec.LoadPack(p.Name)
+	if err != nil {
+		return nil, err
+	}
+	expr, err := Selection(sp, tags, sections)
+	if err != nil {
+		return nil, err
+	}
+	return listIn(clients.FS, p, sp, expr)
+}
