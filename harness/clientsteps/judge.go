@@ -313,9 +313,18 @@ func (st *scenario) stoppedAfterRedirect() error {
 	srv := st.first()
 	redeemed := filter(st.log.Requests(), func(r scripted.Request) bool { return isCodeRedemption(r, srv) })
 	if len(redeemed) > 0 {
-		return st.depart("authorization response validation", "no token request (the response's iss does not pass RFC 9207 2.4's check)", urls(redeemed), redeemed...)
+		return st.depart("authorization response validation", "no token request ("+discarded[st.variant]+")", urls(redeemed), redeemed...)
 	}
 	return nil
+}
+
+// discarded says, for each variant whose authorization response a client
+// must discard, why: the same judgement serves RFC 9207's iss check
+// (authorization.7.1) and the state check (security.6).
+var discarded = map[scripted.Variant]string{
+	scripted.IssWrong:   "the response's iss is not the issuer's, which RFC 9207 2.4's check rejects",
+	scripted.IssMissing: "the response has no iss though the metadata advertises it, which RFC 9207 2.4's check rejects",
+	scripted.StateWrong: "the response's state is not the one the client sent, which security.6 says to discard",
 }
 
 // authorizations are the authorization requests, or a not-run error when

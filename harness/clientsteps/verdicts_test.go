@@ -55,6 +55,19 @@ var _ = Describe("the client half's verdicts", func() {
 		Expect(got[cliNoPKCE].why).To(ContainSubstring("a refusal is judged only after a control"))
 	})
 
+	It("names the check an authorization response fails in a departure: the state's, or the iss's", func() {
+		got, err := runPack(config("mcp-authorization", "state-not-checked"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliStateWrong].status).To(Equal(outcome.Failed))
+		Expect(got[cliStateWrong].why).To(ContainSubstring("state is not the one the client sent"))
+		Expect(got[cliStateWrong].why).NotTo(ContainSubstring("iss"))
+
+		got, err = runPack(config("mcp-authorization", "iss-not-checked"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliIssWrong].why).To(ContainSubstring("iss is not the issuer's"))
+		Expect(got[cliIssMissing].why).To(ContainSubstring("has no iss"))
+	})
+
 	It("takes no timeout for a refusal either", func() {
 		cfg := config("mcp-authorization", "")
 		cfg.Timeout = 3 * time.Second
