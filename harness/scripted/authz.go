@@ -118,7 +118,10 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 		Origins:   map[string]string{"mcp": a.host.RS.URL, "as": a.host.AS.URL},
 		Metadata:  a.metadataURL(),
 		Authorize: a.host.Issuer() + "/authorize",
-		Tool:      "echo",
+		// {args} is a JSON object, as the placeholder promises: a client
+		// that parses its arguments must not be handed "".
+		Tool: "echo",
+		Args: "{}",
 		close: func() {
 			a.host.Close()
 			if m := a.movedTo(); m != nil {

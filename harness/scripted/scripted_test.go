@@ -89,6 +89,13 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(challenge(start(scripted.ChallengeScope), "scope")).To(Equal("mcp:tools " + scripted.ExtraScope))
 	})
 
+	It("offers a tool with arguments that are a JSON object", func() {
+		srv := start(scripted.Compliant)
+		Expect(srv.Tool).NotTo(BeEmpty())
+		var args map[string]any
+		Expect(json.Unmarshal([]byte(srv.Args), &args)).To(Succeed())
+	})
+
 	It("grants only the scope asked for with StepUp, so that a tools/call then needs more", func() {
 		srv := start(scripted.StepUp)
 		Expect(challenge(srv, "scope")).To(Equal("mcp:tools"))
