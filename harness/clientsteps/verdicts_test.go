@@ -68,6 +68,17 @@ var _ = Describe("the client half's verdicts", func() {
 		Expect(got[cliIssMissing].why).To(ContainSubstring("has no iss"))
 	})
 
+	It("says, of a client that never learns its server moved, that it did not read the metadata again", func() {
+		cfg := config("mcp-authorization", "")
+		// The reference client at its first start against each server, and
+		// at the next a client that fails before any request.
+		cfg.Command = `m={state_dir}/started.$(printf %s {url} | cksum | cut -d' ' -f1); [ -e "$m" ] && exit 1; touch "$m"; ` + cfg.Command
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliRebind].status).To(Equal(outcome.NotRun))
+		Expect(got[cliRebind].why).To(ContainSubstring("did not ask for the protected resource metadata again"))
+	})
+
 	It("takes no timeout for a refusal either", func() {
 		cfg := config("mcp-authorization", "")
 		cfg.Timeout = 3 * time.Second
