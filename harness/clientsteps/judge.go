@@ -520,10 +520,22 @@ func (st *scenario) followedChallenge() error {
 	return nil
 }
 
-// registrations are the registration requests the server accepted.
+// registrations are the registration requests, answered as they were.
 func registrations(reqs []scripted.Request, srv *scripted.Server) []scripted.Request {
 	return filter(reqs, func(r scripted.Request) bool {
 		return r.Server == srv.Name && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/register")
+	})
+}
+
+// accepted are the registrations answered with a client_id: a request the
+// server refused (a client that guessed the endpoint, 404) registered no
+// client to keep.
+func accepted(regs []scripted.Request) []scripted.Request {
+	return filter(regs, func(r scripted.Request) bool {
+		var c struct {
+			ClientID string `json:"client_id"`
+		}
+		return r.Status >= 200 && r.Status < 300 && json.Unmarshal(r.RespBody, &c) == nil && c.ClientID != ""
 	})
 }
 
@@ -534,7 +546,7 @@ func (st *scenario) registeredOnce() error {
 	srv := st.first()
 	second := st.runs[1].first
 	firstRun := filter(st.log.Requests(), func(r scripted.Request) bool { return r.Seq < second })
-	regs := registrations(firstRun, srv)
+	regs := accepted(registrations(firstRun, srv))
 	if len(regs) == 0 {
 		return st.skip("the client registered no client in its first start; " + describe(st.runs[0].res))
 	}
