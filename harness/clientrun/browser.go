@@ -130,16 +130,34 @@ func (s *standIn) watchLine(line string) {
 	}
 }
 
+// sameRequest is what two spellings of one authorization URL share: a
+// client that prints its URL and hands it to $BROWSER may encode its query
+// twice differently (a space as + in one, %20 in the other, parameters in
+// another order). A person opens one of them; so does the stand-in, so that
+// the authorization server sees the client's request once.
+func sameRequest(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host + u.EscapedPath() + "?" + q.Encode()
+}
+
 func (s *standIn) open(u, via string) {
 	if u == "" || s.b.Allow == nil || !s.b.Allow(u) {
 		return
 	}
+	key := sameRequest(u)
 	s.mu.Lock()
-	if s.seen[u] || s.stopped() {
+	if s.seen[key] || s.stopped() {
 		s.mu.Unlock()
 		return
 	}
-	s.seen[u] = true
+	s.seen[key] = true
 	o := &Opened{URL: u, Via: via, At: time.Now()}
 	s.opened = append(s.opened, o)
 	s.wg.Add(1)

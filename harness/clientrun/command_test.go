@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -170,6 +171,31 @@ var _ = Describe("the browser stand-in", func() {
 		Expect(res.Opened[0].Via).To(Equal("output"))
 		Expect(res.Opened[0].Delivered).To(BeTrue())
 		Expect(hits).To(Receive(Equal("code=printed")))
+	})
+
+	It("opens once an authorization URL the client both prints and hands to $BROWSER, spelt differently", func() {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		srv := &http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		var asked atomic.Int32
+		as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			asked.Add(1)
+			http.Redirect(w, r, "http://"+ln.Addr().String()+"/cb?code=c", http.StatusFound)
+		}))
+		defer as.Close()
+		b := &clientrun.Browser{HTTP: &http.Client{}, Allow: clientrun.SameOrigin(as.URL)}
+		// The same request: scope's space written + in the one, %20 in the
+		// other, and its parameters in another order.
+		printed := as.URL + "/authorize?scope=a+b&state=s"
+		handed := as.URL + "/authorize?state=s&scope=a%20b"
+		script := `echo "Please visit: ` + printed + `"; "$BROWSER" ` + clientrun.Quote(handed) + `; sleep 1`
+		res, err := clientrun.Run(context.Background(), clientrun.Command{Script: script, Timeout: 10 * time.Second}, clientrun.Values{}, b)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(res.Opened).To(HaveLen(1))
+		Expect(res.Opened[0].Delivered).To(BeTrue())
+		Expect(asked.Load()).To(Equal(int32(1)))
 	})
 
 	It("delivers a redirect only to a loopback listener", func() {

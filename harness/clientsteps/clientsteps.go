@@ -66,8 +66,10 @@ type scenario struct {
 	*suite
 	pickleID string
 	log      *scripted.Log
-	// servers are the scenario's scripted servers, the first first.
+	// servers are the scenario's scripted servers, the first first;
+	// variant is how the first behaves.
 	servers []*scripted.Server
+	variant scripted.Variant
 	// runs are the client's runs in this scenario, in order.
 	runs []*run
 	// toolCall is set when the scenario asked the client to call a tool;
@@ -173,6 +175,7 @@ func (st *scenario) scriptedServer(what string) error {
 	if !ok {
 		return fmt.Errorf("no scripted server of pack %s %s", st.cfg.Pack, what)
 	}
+	st.variant = v
 	_, err := st.start("first", v)
 	return err
 }

@@ -197,26 +197,46 @@ func urls(reqs []scripted.Request) string {
 	return strings.Join(out, ", then ")
 }
 
-// inOrder checks that the requests for metadata follow the listed order:
-// the first URL asked for is the first listed, each next new one the next
-// listed. A URL asked for again (discovery run again, for a second token)
-// is no departure from the order.
+// inOrder checks that the requests for metadata follow the listed order
+// (outOfOrder), showing every metadata request the client sent.
 func (st *scenario) inOrder(what string, got []scripted.Request, order []string) error {
+	if r, ok := outOfOrder(got, order); ok {
+		return st.depart(what+" discovery order", "GET "+strings.Join(order, ", then GET ")+" (stopping at the first found)", urls(got), r)
+	}
+	if !slices.ContainsFunc(got, func(r scripted.Request) bool { return listed(r, order) }) {
+		return st.depart(what+" discovery order", "GET "+order[0]+" first", urls(got))
+	}
+	return nil
+}
+
+// listed says whether r asks for one of the URLs in order.
+func listed(r scripted.Request, order []string) bool {
+	return slices.ContainsFunc(order, func(u string) bool { return at(r, u) })
+}
+
+// outOfOrder is the first request for a listed URL that breaks the listed
+// order: the first listed URL asked for must be the first listed, each next
+// new one the next listed. The sentences order the listed URLs only
+// (discovery.2: "in the order listed above"; discovery.3: "clients MUST try
+// endpoints in the following priority order"), so a URL they do not list, asked for between two listed
+// ones, is no departure (the TypeScript SDK asks for RFC 8414's document at
+// the issuer's root after its path-inserted one); using what it answers
+// would be, and is judged where an issuer is checked (CLI-4). A URL asked
+// for again (discovery run again, for a second token) is no departure
+// either.
+func outOfOrder(got []scripted.Request, order []string) (scripted.Request, bool) {
 	var firsts []scripted.Request
 	for _, r := range got {
-		if !slices.ContainsFunc(firsts, func(f scripted.Request) bool { return f.URL.Path == r.URL.Path && f.URL.Host == r.URL.Host }) {
+		if listed(r, order) && !slices.ContainsFunc(firsts, func(f scripted.Request) bool { return f.URL.Path == r.URL.Path && f.URL.Host == r.URL.Host }) {
 			firsts = append(firsts, r)
 		}
 	}
 	for i, r := range firsts {
-		if i >= len(order) || !at(r, order[i]) {
-			return st.depart(what+" discovery order", "GET "+strings.Join(order, ", then GET ")+" (stopping at the first found)", urls(got), r)
+		if !at(r, order[i]) {
+			return r, true
 		}
 	}
-	if len(got) == 0 {
-		return st.depart(what+" discovery order", "GET "+order[0]+" first", "no such request")
-	}
-	return nil
+	return scripted.Request{}, false
 }
 
 func (st *scenario) resourceMetadataOrder() error {
@@ -293,9 +313,18 @@ func (st *scenario) stoppedAfterRedirect() error {
 	srv := st.first()
 	redeemed := filter(st.log.Requests(), func(r scripted.Request) bool { return isCodeRedemption(r, srv) })
 	if len(redeemed) > 0 {
-		return st.depart("authorization response validation", "no token request (the response's iss does not pass RFC 9207 2.4's check)", urls(redeemed), redeemed...)
+		return st.depart("authorization response validation", "no token request ("+discarded[st.variant]+")", urls(redeemed), redeemed...)
 	}
 	return nil
+}
+
+// discarded says, for each variant whose authorization response a client
+// must discard, why: the same judgement serves RFC 9207's iss check
+// (authorization.7.1) and the state check (security.6).
+var discarded = map[scripted.Variant]string{
+	scripted.IssWrong:   "the response's iss is not the issuer's, which RFC 9207 2.4's check rejects",
+	scripted.IssMissing: "the response has no iss though the metadata advertises it, which RFC 9207 2.4's check rejects",
+	scripted.StateWrong: "the response's state is not the one the client sent, which security.6 says to discard",
 }
 
 // authorizations are the authorization requests, or a not-run error when
@@ -491,10 +520,22 @@ func (st *scenario) followedChallenge() error {
 	return nil
 }
 
-// registrations are the registration requests the server accepted.
+// registrations are the registration requests, answered as they were.
 func registrations(reqs []scripted.Request, srv *scripted.Server) []scripted.Request {
 	return filter(reqs, func(r scripted.Request) bool {
 		return r.Server == srv.Name && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/register")
+	})
+}
+
+// accepted are the registrations answered with a client_id: a request the
+// server refused (a client that guessed the endpoint, 404) registered no
+// client to keep.
+func accepted(regs []scripted.Request) []scripted.Request {
+	return filter(regs, func(r scripted.Request) bool {
+		var c struct {
+			ClientID string `json:"client_id"`
+		}
+		return r.Status >= 200 && r.Status < 300 && json.Unmarshal(r.RespBody, &c) == nil && c.ClientID != ""
 	})
 }
 
@@ -505,7 +546,7 @@ func (st *scenario) registeredOnce() error {
 	srv := st.first()
 	second := st.runs[1].first
 	firstRun := filter(st.log.Requests(), func(r scripted.Request) bool { return r.Seq < second })
-	regs := registrations(firstRun, srv)
+	regs := accepted(registrations(firstRun, srv))
 	if len(regs) == 0 {
 		return st.skip("the client registered no client in its first start; " + describe(st.runs[0].res))
 	}

@@ -77,7 +77,14 @@ func (st *scenario) noClientIDOfFirst() error {
 	}
 	moved := filter(st.log.Requests(), func(r scripted.Request) bool { return r.Server == srv.Name && r.Origin == scripted.MovedOrigin })
 	if len(moved) == 0 {
-		return st.skip("the client sent the new authorization server nothing; " + describe(st.last().res))
+		why := "the client sent the new authorization server nothing"
+		if !slices.ContainsFunc(after(st.log.Requests(), st.last().first-1), func(r scripted.Request) bool { return isResourceMetadata(r, srv) }) {
+			// The move shows only there: a client that never reads it
+			// again cannot know of the new one (a refresh at the first
+			// one's token endpoint is what the Inspector CLI tries).
+			why += ": it did not ask for the protected resource metadata again, which names it"
+		}
+		return st.skip(why + "; " + describe(st.last().res))
 	}
 	for _, r := range moved {
 		used := r.URL.Query().Get("client_id")

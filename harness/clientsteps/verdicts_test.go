@@ -55,6 +55,30 @@ var _ = Describe("the client half's verdicts", func() {
 		Expect(got[cliNoPKCE].why).To(ContainSubstring("a refusal is judged only after a control"))
 	})
 
+	It("names the check an authorization response fails in a departure: the state's, or the iss's", func() {
+		got, err := runPack(config("mcp-authorization", "state-not-checked"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliStateWrong].status).To(Equal(outcome.Failed))
+		Expect(got[cliStateWrong].why).To(ContainSubstring("state is not the one the client sent"))
+		Expect(got[cliStateWrong].why).NotTo(ContainSubstring("iss"))
+
+		got, err = runPack(config("mcp-authorization", "iss-not-checked"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliIssWrong].why).To(ContainSubstring("iss is not the issuer's"))
+		Expect(got[cliIssMissing].why).To(ContainSubstring("has no iss"))
+	})
+
+	It("says, of a client that never learns its server moved, that it did not read the metadata again", func() {
+		cfg := config("mcp-authorization", "")
+		// The reference client at its first start against each server, and
+		// at the next a client that fails before any request.
+		cfg.Command = `m={state_dir}/started.$(printf %s {url} | cksum | cut -d' ' -f1); [ -e "$m" ] && exit 1; touch "$m"; ` + cfg.Command
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got[cliRebind].status).To(Equal(outcome.NotRun))
+		Expect(got[cliRebind].why).To(ContainSubstring("did not ask for the protected resource metadata again"))
+	})
+
 	It("takes no timeout for a refusal either", func() {
 		cfg := config("mcp-authorization", "")
 		cfg.Timeout = 3 * time.Second

@@ -99,6 +99,7 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 			fake := next
 			next = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				a.route(r)
+				a.refuseAfterMove(r)
 				fake.ServeHTTP(w, r)
 			})
 		}
@@ -117,7 +118,10 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 		Origins:   map[string]string{"mcp": a.host.RS.URL, "as": a.host.AS.URL},
 		Metadata:  a.metadataURL(),
 		Authorize: a.host.Issuer() + "/authorize",
-		Tool:      "echo",
+		// {args} is a JSON object, as the placeholder promises: a client
+		// that parses its arguments must not be handed "".
+		Tool: "echo",
+		Args: "{}",
 		close: func() {
 			a.host.Close()
 			if m := a.movedTo(); m != nil {
@@ -152,6 +156,23 @@ func (a *authz) movedTo() *fakeauthz.Host {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.moved
+}
+
+// unknownToken is a token no authorization server of the scripted server
+// issued.
+const unknownToken = "Bearer conform-moved-away"
+
+// refuseAfterMove makes the MCP server take no token once it has moved to
+// another authorization server: a token of the first, a refreshed one
+// included, is answered 401 as any token it does not know. Otherwise a
+// client that refreshes at the first authorization server without reading
+// the metadata again (the Inspector CLI does) has its call served and never
+// needs the new one, and registration's "Authorization Server Binding"
+// could not be judged for want of a reason to use it.
+func (a *authz) refuseAfterMove(r *http.Request) {
+	if a.movedTo() != nil && r.Header.Get("Authorization") != "" {
+		r.Header.Set("Authorization", unknownToken)
+	}
 }
 
 // metadataURL is the protected resource metadata URL the challenge names.

@@ -2,6 +2,7 @@ package scripted_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -86,6 +87,13 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	It("names no resource_metadata with ChallengeWithoutMetadata, and a scope beyond scopes_supported with ChallengeScope", func() {
 		Expect(challenge(start(scripted.ChallengeWithoutMetadata), "resource_metadata")).To(BeEmpty())
 		Expect(challenge(start(scripted.ChallengeScope), "scope")).To(Equal("mcp:tools " + scripted.ExtraScope))
+	})
+
+	It("offers a tool with arguments that are a JSON object", func() {
+		srv := start(scripted.Compliant)
+		Expect(srv.Tool).NotTo(BeEmpty())
+		var args map[string]any
+		Expect(json.Unmarshal([]byte(srv.Args), &args)).To(Succeed())
 	})
 
 	It("grants only the scope asked for with StepUp, so that a tools/call then needs more", func() {
@@ -196,5 +204,34 @@ var _ = Describe("the scripted servers' ports", func() {
 		r, err := oauthclient.New("", oauthclient.Endpoints{}, nil).Get(context.Background(), srv.Metadata)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.JSON["authorization_servers"]).To(ConsistOf(srv.Issuer))
+	})
+
+	It("takes no token of the first authorization server once moved, a refreshed one included", func() {
+		log := &scripted.Log{}
+		srv, err := scripted.StartAuthz("first", scripted.Compliant, log)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(srv.Close)
+		first := srv.Issuer
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback"}
+		tok, err := c.Obtain(context.Background(), first, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		call := func(token string) int {
+			r, err := mcpclient.New(srv.Endpoint, nil).Call(context.Background(), "Bearer "+token, "tools/list", map[string]any{})
+			Expect(err).NotTo(HaveOccurred())
+			return r.Status
+		}
+		Expect(call(tok["access_token"].(string))).To(Equal(http.StatusOK))
+		Expect(srv.MoveAuthorization()).To(Succeed())
+		srv.Revoke()
+		resp, err := http.PostForm(first+"/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {tok["refresh_token"].(string)}, "client_id": {c.ClientID}, "resource": {srv.Resource}})
+		Expect(err).NotTo(HaveOccurred())
+		defer resp.Body.Close()
+		var refreshed struct {
+			AccessToken string `json:"access_token"`
+		}
+		Expect(json.NewDecoder(resp.Body).Decode(&refreshed)).To(Succeed())
+		access := refreshed.AccessToken
+		Expect(access).NotTo(BeEmpty(), "the first authorization server still refreshes")
+		Expect(call(access)).To(Equal(http.StatusUnauthorized))
 	})
 })

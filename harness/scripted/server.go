@@ -38,9 +38,10 @@ type Server struct {
 }
 
 // MoveAuthorization makes the server name another authorization server in
-// its protected resource metadata from now on (one whose tokens it does not
-// take: the scenario judges only what the client sends it). Issuer,
-// Authorize and Origins then name the new one.
+// its protected resource metadata from now on, and take no token from then
+// on: neither the new one's (the scenario judges only what the client sends
+// it) nor the first one's, refreshed or not. Issuer, Authorize and Origins
+// then name the new one.
 func (s *Server) MoveAuthorization() error {
 	if s.move == nil {
 		return fmt.Errorf("the scripted server %s cannot move to another authorization server", s.Name)
