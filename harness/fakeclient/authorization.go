@@ -288,17 +288,18 @@ func (c *client) checkResponse(params url.Values, state string, md *oauthclient.
 // resource_metadata when present, else at the well-known URI with the
 // endpoint's path, then at the root one.
 func (c *client) protectedResource(ctx context.Context, fromChallenge string) (*oauthclient.Reply, error) {
-	u, err := url.Parse(c.URL)
-	if err != nil {
-		return nil, fmt.Errorf("the MCP endpoint %q: %w", c.URL, err)
-	}
-	root := u.Scheme + "://" + u.Host + "/.well-known/oauth-protected-resource"
 	var candidates []string
 	if fromChallenge != "" && !c.broken(ChallengeMetadataIgnored) {
 		candidates = append(candidates, fromChallenge)
 	} else {
-		candidates = []string{root + strings.TrimSuffix(u.EscapedPath(), "/"), root}
-		if c.broken(RootMetadataFirst) {
+		uris, err := oauthclient.ResourceMetadataURIs(c.URL)
+		if err != nil {
+			return nil, fmt.Errorf("the MCP endpoint: %w", err)
+		}
+		for _, u := range uris {
+			candidates = append(candidates, u.URL)
+		}
+		if c.broken(RootMetadataFirst) && len(candidates) == 2 {
 			candidates[0], candidates[1] = candidates[1], candidates[0]
 		}
 	}
