@@ -43,16 +43,23 @@ var _ = Describe("the sentence inventories", func() {
 	It("refuse an entry with neither requirements nor a reason, or with both", func() {
 		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true}\n"))
 		Expect(err).To(MatchError(ContainSubstring("names no requirement and says not why")))
-		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, requirements: [A-1], unchecked: binds only clients}\n"))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, requirements: [A-1], unchecked: 'out of scope: x'}\n"))
 		Expect(err).To(MatchError(ContainSubstring("names requirements and says why none judges it")))
 	})
 
 	It("refuse an id used twice, a party it does not know, and a reason of no known kind", func() {
-		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, unchecked: binds only clients}\n- {id: RFC1-2-1, sentence: t, where: w, binds: [client], observable: true, unchecked: binds only clients}\n"))
+		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: false, unchecked: 'not observable: x'}\n- {id: RFC1-2-1, sentence: t, where: w, binds: [client], observable: false, unchecked: 'not observable: x'}\n"))
 		Expect(err).To(MatchError(ContainSubstring("duplicate id")))
-		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [proxy], observable: true, unchecked: binds only clients}\n"))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [proxy], observable: false, unchecked: 'not observable: x'}\n"))
 		Expect(err).To(MatchError(ContainSubstring("unknown party")))
 		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [resource-server], observable: true, unchecked: not written yet}\n"))
+		Expect(err).To(MatchError(ContainSubstring("begins with none of")))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [resource-server], observable: true, unchecked: 'out of scope: '}\n"))
+		Expect(err).To(MatchError(ContainSubstring("begins with none of")), "a kind with no reason after it")
+	})
+
+	It("refuse whom a sentence binds as a reason: the packs judge clients too", func() {
+		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, unchecked: binds only clients}\n"))
 		Expect(err).To(MatchError(ContainSubstring("begins with none of")))
 	})
 
@@ -113,6 +120,42 @@ func inventory(pack string) {
 		Expect(unjudged).To(BeEmpty(), "an observable server sentence is unchecked only as out of scope, with the reason")
 	})
 
+	It("judges every observable sentence that binds a client, or says why it is out of scope", func() {
+		var unjudged []string
+		for _, s := range inv.Sentences {
+			if s.BindsClient() && s.Observable && len(s.Requirements) == 0 && !strings.HasPrefix(s.Unchecked, spec.OutOfScope) {
+				unjudged = append(unjudged, s.ID+" ("+s.Unchecked+")")
+			}
+		}
+		Expect(unjudged).To(BeEmpty(), "an observable client sentence is unchecked only as out of scope, with the reason")
+	})
+
+	It("says a sentence is not observable only where observable is false", func() {
+		var wrong []string
+		for _, s := range inv.Sentences {
+			if strings.HasPrefix(s.Unchecked, spec.NotObservable) && s.Observable {
+				wrong = append(wrong, s.ID)
+			}
+		}
+		Expect(wrong).To(BeEmpty(), "observable: true with a reason saying it is not")
+	})
+
+	It("names a client's requirement only for a sentence that binds a client, and a server's only for one that binds a server", func() {
+		var wrong []string
+		for _, s := range inv.Sentences {
+			for _, id := range s.Requirements {
+				r, ok := sp.Get(id)
+				if !ok {
+					continue
+				}
+				if (r.Binds() == spec.ClientSide && !s.BindsClient()) || (r.Binds() == spec.ServerSide && !s.BindsServer()) {
+					wrong = append(wrong, id+" on "+s.ID)
+				}
+			}
+		}
+		Expect(wrong).To(BeEmpty())
+	})
+
 	It("names only requirements the pack holds, or drafted ones", func() {
 		var unknown []string
 		for _, s := range inv.Sentences {
@@ -153,32 +196,46 @@ func restatesInventory(pack string, r spec.Requirement) bool {
 }
 
 var _ = Describe("the mcp-authorization README", func() {
-	It("lists exactly the unchecked sentences binding a server, with the inventory's reasons", func() {
+	// rows are the unchecked sentences the table between marker's
+	// comments must list, each as "id | where | reason".
+	rows := func(binds func(spec.Sentence) bool) []string {
 		inv, err := spec.LoadInventory(spec.Authorization)
 		Expect(err).NotTo(HaveOccurred())
 		var want []string
 		for _, s := range inv.Sentences {
-			if s.BindsServer() && s.Unchecked != "" {
+			if binds(s) && s.Unchecked != "" {
 				want = append(want, s.ID+" | "+s.Where+" | "+s.Unchecked)
 			}
 		}
+		return want
+	}
+	table := func(marker string, want []string) {
 		readme, err := os.ReadFile("mcp-authorization/README.md")
 		Expect(err).NotTo(HaveOccurred())
-		got := uncheckedRows(string(readme))
+		got := uncheckedRows(string(readme), marker)
 		sort.Strings(want)
 		sort.Strings(got)
-		Expect(got).To(Equal(want), "the README's table of what the pack does not check departs from sentences.yaml")
+		Expect(got).To(Equal(want), "the README's table "+marker+" departs from sentences.yaml")
+	}
+
+	It("lists exactly the unchecked sentences binding a server, with the inventory's reasons", func() {
+		table("inventory:unchecked", rows(spec.Sentence.BindsServer))
+	})
+
+	It("lists exactly the unchecked sentences binding a client, with the inventory's reasons", func() {
+		table("inventory:unchecked-client", rows(spec.Sentence.BindsClient))
 	})
 })
 
-// uncheckedRows returns the rows of the README's table between its
-// inventory:unchecked markers, each as "id | where | reason".
-func uncheckedRows(readme string) []string {
-	_, rest, ok := strings.Cut(readme, "<!-- inventory:unchecked -->")
+// uncheckedRows returns the rows of the README's table between the
+// <!-- marker --> and <!-- /marker --> comments, each as "id | where |
+// reason".
+func uncheckedRows(readme, marker string) []string {
+	_, rest, ok := strings.Cut(readme, "<!-- "+marker+" -->")
 	if !ok {
 		return nil
 	}
-	table, _, _ := strings.Cut(rest, "<!-- /inventory:unchecked -->")
+	table, _, _ := strings.Cut(rest, "<!-- /"+marker+" -->")
 	var rows []string
 	for _, line := range strings.Split(table, "\n") {
 		line = strings.TrimSpace(line)
