@@ -34,6 +34,8 @@ const (
 	cliStateWrong     = "The client discards an authorization response whose state is not the one it sent"
 	cliRefreshRes     = "A refresh request names the protected resource metadata's resource"
 	cliRefreshGrant   = "A client that refreshes registered with refresh_token in its grant_types"
+	cliKeepsGranted   = "On step-up the client asks for the scopes it was granted alongside those the 403 names"
+	cliFreshChallenge = "The client sends a new code_challenge with each authorization request"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
@@ -67,13 +69,15 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.PlainPKCE: {pack: "mcp-authorization",
 		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
 		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
-			cliStateWrong, cliRefreshRes, cliRefreshGrant},
+			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
-	// scenario judges.
-	fakeclient.MetadataScopes:         {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp}, actual: `scope="mcp:tools mcp:write"`},
-	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, actual: "no such request"},
+	// scenarios judge, nor makes a second authorization request.
+	fakeclient.MetadataScopes: {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp, cliKeepsGranted, cliFreshChallenge}, actual: `scope="mcp:tools mcp:write"`},
+	// Not authorizing again, it leaves nothing to judge in the scopes or
+	// the code_challenge of a second authorization request.
+	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, notRun: []string{cliKeepsGranted, cliFreshChallenge}, actual: "no such request"},
 	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing}, actual: "/tenant/token"},
 	fakeclient.RequestWithoutToken:    {pack: "mcp-authorization", fails: []string{cliEveryRequest}, actual: "a request without it"},
 	fakeclient.TokenInQuery:           {pack: "mcp-authorization", fails: []string{cliQuery}, actual: "access_token=****"},
@@ -86,6 +90,8 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.StateOmitted:             {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
 	fakeclient.RefreshWithoutResource:   {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
 	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, actual: "[authorization_code]"},
+	fakeclient.GrantedScopesDropped:     {pack: "mcp-authorization", fails: []string{cliKeepsGranted}, actual: `scope="mcp:write"`},
+	fakeclient.ChallengeReused:          {pack: "mcp-authorization", fails: []string{cliFreshChallenge}, actual: "the code_challenge of an earlier one again"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},

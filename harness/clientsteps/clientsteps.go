@@ -142,6 +142,7 @@ var phrases = map[string]map[string]scripted.Variant{
 		"advertises iss but leaves it out of the authorization response":                scripted.IssMissing,
 		"challenges for a scope its metadata does not list":                             scripted.ChallengeScope,
 		"grants only the scope asked for and needs more to call a tool":                 scripted.StepUp,
+		"grants only the scope asked for and names in its 403 only the scope it lacks":  scripted.StepUpMissingOnly,
 		"answers the authorization request with a state other than the one sent":        scripted.StateWrong,
 		"speaks only MCP 2026-07-28":                                                    scripted.Modern,
 	},

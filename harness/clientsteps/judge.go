@@ -2,8 +2,6 @@ package clientsteps
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -30,6 +28,8 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.judged(st.resource))
 	sc.Step(`^the authorization request asked for every scope the challenge named$`, st.judged(st.challengeScope))
 	sc.Step(`^after the 403 the client asked for the scopes it named, and its call then succeeded$`, st.judged(st.stepUp))
+	sc.Step(`^after the 403 the client asked for the scopes it was granted alongside those the 403 named$`, st.judged(st.stepUpKeepsGranted))
+	sc.Step(`^no two authorization requests carried the same code_challenge$`, st.judged(st.freshChallenges))
 	sc.Step(`^every request to the MCP server after the first token carried a token in the Authorization header$`, st.judged(st.tokenEveryRequest))
 	sc.Step(`^no request carried an access token in its URI query$`, st.judged(st.noQueryToken))
 	sc.Step(`^the second server received no token the first server's authorization server issued$`, st.judged(st.noTokenToSecond))
@@ -308,34 +308,6 @@ func (st *scenario) authorizations() ([]scripted.Request, error) {
 	return got, nil
 }
 
-func (st *scenario) pkce() error {
-	auths, err := st.authorizations()
-	if err != nil {
-		return err
-	}
-	challenges := map[string]string{} // code → code_challenge
-	for _, a := range auths {
-		q := a.URL.Query()
-		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
-			return st.depart("PKCE", "code_challenge with code_challenge_method=S256", fmt.Sprintf("code_challenge_method=%q", q.Get("code_challenge_method")), a)
-		}
-		if loc, err := a.URL.Parse(a.RespHeader.Get("Location")); err == nil && loc.Query().Get("code") != "" {
-			challenges[loc.Query().Get("code")] = q.Get("code_challenge")
-		}
-	}
-	for _, t := range filter(st.log.Requests(), func(r scripted.Request) bool { return isCodeRedemption(r, st.first()) }) {
-		want, ok := challenges[t.Form.Get("code")]
-		if !ok {
-			continue
-		}
-		sum := sha256.Sum256([]byte(t.Form.Get("code_verifier")))
-		if base64.RawURLEncoding.EncodeToString(sum[:]) != want {
-			return st.depart("PKCE", "a code_verifier whose S256 is the code_challenge sent", "another code_verifier", t)
-		}
-	}
-	return nil
-}
-
 func (st *scenario) resource() error {
 	auths, err := st.authorizations()
 	if err != nil {
@@ -351,52 +323,6 @@ func (st *scenario) resource() error {
 		if got != srv.Resource {
 			return st.depart("resource parameter", "resource="+srv.Resource, fmt.Sprintf("resource=%q", got), r)
 		}
-	}
-	return nil
-}
-
-func (st *scenario) challengeScope() error {
-	c, err := st.needChallenge()
-	if err != nil {
-		return err
-	}
-	auths, err := st.authorizations()
-	if err != nil {
-		return err
-	}
-	want := wire.ChallengeParam(c.RespHeader.Values("WWW-Authenticate"), "Bearer", "scope")
-	asked := strings.Fields(auths[0].URL.Query().Get("scope"))
-	for _, s := range strings.Fields(want) {
-		if !slices.Contains(asked, s) {
-			return st.depart("scope selection", "a scope with every scope the challenge named: "+want, fmt.Sprintf("scope=%q", strings.Join(asked, " ")), *c, auths[0])
-		}
-	}
-	return nil
-}
-
-func (st *scenario) stepUp() error {
-	srv := st.first()
-	var forbidden *scripted.Request
-	for _, r := range st.log.Requests() {
-		if isMCP(r, srv) && r.Status == http.StatusForbidden {
-			forbidden = &r
-			break
-		}
-	}
-	if forbidden == nil {
-		return st.skip("the server never answered the client 403 insufficient_scope; " + describe(st.last().res))
-	}
-	want := strings.Fields(wire.ChallengeParam(forbidden.RespHeader.Values("WWW-Authenticate"), "Bearer", "scope"))
-	later := after(st.log.Requests(), forbidden.Seq)
-	asked := filter(later, func(r scripted.Request) bool {
-		got := strings.Fields(r.URL.Query().Get("scope"))
-		return isAuthorization(r, srv) && !slices.ContainsFunc(want, func(s string) bool { return !slices.Contains(got, s) })
-	})
-	if len(asked) == 0 {
-		return st.depart("step-up authorization", "an authorization request for "+strings.Join(want, " ")+" after the 403", urls(filter(later, func(r scripted.Request) bool { return isAuthorization(r, srv) })), *forbidden)
-	}
-	if authorizedCall(after(later, asked[0].Seq), srv, srv.Issued(st.log)) == nil {
-		return st.depart("step-up authorization", "the call made again with the new token, answered 200", "none; "+describe(st.last().res), *forbidden)
 	}
 	return nil
 }

@@ -65,6 +65,9 @@ func (c *client) runAuthorization(ctx context.Context) error {
 			// Step-up (authorization, "Step-Up Authorization Flow"): the
 			// challenge's scopes alongside those already granted.
 			scope = union(granted, challengeParam(r.Header, "scope"))
+			if c.broken(GrantedScopesDropped) {
+				scope = challengeParam(r.Header, "scope")
+			}
 		default:
 			return c.finishAuthorized(ctx, r, token)
 		}
@@ -232,7 +235,7 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 	if err != nil {
 		return obtained{}, err
 	}
-	verifier, challengeS256 := oauthclient.PKCE()
+	verifier, challengeS256 := c.pkce()
 	req := oauthclient.AuthorizationRequest{Endpoint: md.String("authorization_endpoint"), ClientID: clientID, RedirectURI: redirectURI,
 		Challenge: challengeS256, Method: "S256", State: random(), Resource: resource, Scope: scope}
 	if c.broken(PlainPKCE) {
@@ -256,6 +259,19 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 		return obtained{}, err
 	}
 	return c.redeem(ctx, md, oauthclient.CodeForm(resp.Get("code"), clientID, redirectURI, verifier, req.Resource), scope)
+}
+
+// pkce is a new PKCE pair for each authorization request (OAuth 2.1 7.5.2:
+// "transaction-specific"); under ChallengeReused, the run's first pair.
+func (c *client) pkce() (verifier, challenge string) {
+	if c.broken(ChallengeReused) && c.firstPKCE[0] != "" {
+		return c.firstPKCE[0], c.firstPKCE[1]
+	}
+	verifier, challenge = oauthclient.PKCE()
+	if c.firstPKCE[0] == "" {
+		c.firstPKCE = [2]string{verifier, challenge}
+	}
+	return verifier, challenge
 }
 
 // checkResponse applies the authorization response's checks before the

@@ -58,6 +58,13 @@ const (
 	// RefreshGrantUnregistered registers without refresh_token in its
 	// grant_types, though it refreshes (CLI-23).
 	RefreshGrantUnregistered Break = "refresh-grant-unregistered"
+	// GrantedScopesDropped asks, on step-up, for the 403's scopes alone,
+	// not those already granted besides (CLI-25).
+	GrantedScopesDropped Break = "granted-scopes-dropped"
+	// ChallengeReused sends the run's first code_challenge again with
+	// every later authorization request, redeeming each code with its
+	// verifier (CLI-26).
+	ChallengeReused Break = "challenge-reused"
 )
 
 // The departures from the source document's client rules.
@@ -83,6 +90,6 @@ func Breaks() []Break {
 	return []Break{ChallengeMetadataIgnored, RootMetadataFirst, OpenIDFirst, IssuerNotChecked, PKCENotChecked, PlainPKCE,
 		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, RequestWithoutToken, TokenInQuery,
 		TokenShared, ModernHeaderMissing, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
-		RefreshWithoutResource, RefreshGrantUnregistered,
+		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

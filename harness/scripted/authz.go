@@ -45,6 +45,11 @@ const (
 	// only the scope asked for, and answers a tools/call without the write
 	// scope 403 insufficient_scope.
 	StepUp Variant = "step-up"
+	// StepUpMissingOnly is StepUp whose 403 names only the scope the
+	// token lacks, not the one already granted: servers "are not required
+	// to include the client's previously granted scopes" (authorization
+	// 11.1.1), and the client is to keep them itself (authorization 6).
+	StepUpMissingOnly Variant = "step-up-missing-only"
 	// Modern speaks only MCP 2026-07-28.
 	Modern Variant = "2026-07-28"
 	// StateWrong answers the authorization request with a state other than
@@ -189,7 +194,7 @@ func (a *authz) adjust(origin fakeauthz.Origin) Adjust {
 		switch {
 		case r.URL.Path == "/tenant/authorize" && status == http.StatusFound:
 			a.authorized(r, h)
-		case r.URL.Path == "/tenant/token" && status == http.StatusOK && a.v == StepUp:
+		case r.URL.Path == "/tenant/token" && status == http.StatusOK && a.stepUp():
 			return a.narrow(r, body)
 		}
 		return body
@@ -229,11 +234,19 @@ func (a *authz) challenge(status int, h http.Header) {
 		c = metadataParam.ReplaceAllString(c, "")
 	case a.v == ChallengeScope && status == http.StatusUnauthorized:
 		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeTools+" "+ExtraScope+`"`)
-	case a.v == StepUp && status == http.StatusUnauthorized:
+	case a.stepUp() && status == http.StatusUnauthorized:
 		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeTools+`"`)
+	case a.v == StepUpMissingOnly && status == http.StatusForbidden:
+		// The 401 asked for the listing scope only, which the token
+		// holds; the call needs the write scope besides.
+		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeWrite+`"`)
 	}
 	h.Set("WWW-Authenticate", c)
 }
+
+// stepUp says whether the variant grants only the scope asked for and
+// answers a call that needs more 403 insufficient_scope.
+func (a *authz) stepUp() bool { return a.v == StepUp || a.v == StepUpMissingOnly }
 
 // authorized notes the scope a code was asked with (StepUp) and rewrites
 // the iss (IssWrong) or the state (StateWrong) of the redirect.

@@ -102,6 +102,20 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(r.Status).To(Equal(http.StatusForbidden))
 	})
 
+	It("names in its 403 only the scope the token lacks with StepUpMissingOnly", func() {
+		srv := start(scripted.StepUpMissingOnly)
+		Expect(challenge(srv, "scope")).To(Equal("mcp:tools"))
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback", Scope: "mcp:tools"}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tok["scope"]).To(Equal("mcp:tools"))
+		r, err := mcpclient.New(srv.Endpoint, nil).Call(context.Background(), "Bearer "+tok["access_token"].(string), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Status).To(Equal(http.StatusForbidden))
+		Expect(wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "error")).To(Equal("insufficient_scope"))
+		Expect(wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "scope")).To(Equal("mcp:write"))
+	})
+
 	It("sends another issuer's iss with IssWrong", func() {
 		srv := start(scripted.IssWrong)
 		var loc string
