@@ -24,10 +24,12 @@ const (
 	cliStepUp         = "On 403 insufficient_scope the client asks for the challenge's scopes and calls again"
 	cliIssWrong       = "The client sends no token request after an authorization response whose iss is another issuer's"
 	cliIssMissing     = "The client sends no token request after an authorization response without the iss its server advertises"
+	cliIssSlash       = "The client sends no token request after an authorization response whose iss is the issuer with a trailing slash"
 	cliEveryRequest   = "Once it holds a token, the client sends it in the Authorization header of every request"
 	cliQuery          = "The client never puts an access token in a URI query"
 	cliOtherServer    = "The client sends a second server no token the first server's authorization server issued"
 	cliHeaders        = "A client speaking 2026-07-28 sends the protocol version and method headers on every POST"
+	cliVersionMatch   = "A client's MCP-Protocol-Version header names the protocol version its body's _meta carries"
 	cliAppType        = "The client names an application_type when it registers dynamically"
 	cliRebind         = "The client uses no client_id of one authorization server with another"
 	cliStateSent      = "The client sends a state in its authorization request"
@@ -69,7 +71,7 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.PlainPKCE: {pack: "mcp-authorization",
 		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
 		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
-			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge},
+			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge, cliIssSlash},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
@@ -78,11 +80,13 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	// Not authorizing again, it leaves nothing to judge in the scopes or
 	// the code_challenge of a second authorization request.
 	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, notRun: []string{cliKeepsGranted, cliFreshChallenge}, actual: "no such request"},
-	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing}, actual: "/tenant/token"},
+	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing, cliIssSlash}, actual: "/tenant/token"},
+	fakeclient.IssNormalized:          {pack: "mcp-authorization", fails: []string{cliIssSlash}, actual: "/tenant/token"},
 	fakeclient.RequestWithoutToken:    {pack: "mcp-authorization", fails: []string{cliEveryRequest}, actual: "a request without it"},
 	fakeclient.TokenInQuery:           {pack: "mcp-authorization", fails: []string{cliQuery}, actual: "access_token=****"},
 	fakeclient.TokenShared:            {pack: "mcp-authorization", fails: []string{cliOtherServer}, actual: "one was sent with POST"},
 	fakeclient.ModernHeaderMissing:    {pack: "mcp-authorization", fails: []string{cliHeaders}, actual: `""`},
+	fakeclient.VersionHeaderMismatch:  {pack: "mcp-authorization", fails: []string{cliVersionMatch}, actual: `"2025-11-25"`},
 	fakeclient.ApplicationTypeOmitted: {pack: "mcp-authorization", fails: []string{cliAppType}, actual: "none"},
 	fakeclient.ClientIDByServer:       {pack: "mcp-authorization", fails: []string{cliRebind}, actual: "the first one's client_id"},
 	fakeclient.StateNotChecked:        {pack: "mcp-authorization", fails: []string{cliStateWrong}, actual: "/tenant/token"},

@@ -140,6 +140,7 @@ var phrases = map[string]map[string]scripted.Variant{
 		"serves authorization server metadata without code_challenge_methods_supported": scripted.NoPKCEAdvertised,
 		"answers the authorization request with another issuer's iss":                   scripted.IssWrong,
 		"advertises iss but leaves it out of the authorization response":                scripted.IssMissing,
+		"answers the authorization request with its issuer's iss and a trailing slash":  scripted.IssSlashed,
 		"challenges for a scope its metadata does not list":                             scripted.ChallengeScope,
 		"grants only the scope asked for and needs more to call a tool":                 scripted.StepUp,
 		"grants only the scope asked for and names in its 403 only the scope it lacks":  scripted.StepUpMissingOnly,

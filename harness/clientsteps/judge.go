@@ -34,6 +34,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^no request carried an access token in its URI query$`, st.judged(st.noQueryToken))
 	sc.Step(`^the second server received no token the first server's authorization server issued$`, st.judged(st.noTokenToSecond))
 	sc.Step(`^every request to the MCP server carried the 2026-07-28 headers, matching its body$`, st.judged(st.modernHeaders))
+	sc.Step(`^every request to the MCP server named in MCP-Protocol-Version the protocol version of its body's _meta$`, st.judged(st.versionHeaderMatches))
 	sc.Step(`^the client followed the challenge to \{base\}/\.well-known/oauth-protected-resource$`, st.judged(st.followedChallenge))
 	sc.Step(`^the second start registered no client and used the client_id of the first$`, st.judged(st.registeredOnce))
 	sc.Step(`^the client started the device flow again after invalid_grant$`, st.judged(st.restartedDeviceFlow))
@@ -396,6 +397,40 @@ func (st *scenario) modernHeaders() error {
 			return st.depart("request metadata headers", "MCP-Protocol-Version on every POST", "none", r)
 		case request && r.Header.Get("Mcp-Method") != method:
 			return st.depart("request metadata headers", "Mcp-Method: "+method, fmt.Sprintf("%q", r.Header.Get("Mcp-Method")), r)
+		}
+	}
+	return nil
+}
+
+// metaVersion is the io.modelcontextprotocol/protocolVersion a request
+// body's params._meta carries, "" when it carries none.
+func metaVersion(body []byte) string {
+	var m struct {
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	v, _ := m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+	return v
+}
+
+// versionHeaderMatches judges the MCP-Protocol-Version of every POST whose
+// body's _meta carries a protocol version (transport 6.1: "The header value
+// MUST match" it).
+func (st *scenario) versionHeaderMatches() error {
+	srv := st.first()
+	posts := filter(st.log.Requests(), func(r scripted.Request) bool {
+		return isMCP(r, srv) && r.Method == http.MethodPost && metaVersion(r.Body) != ""
+	})
+	if len(posts) == 0 {
+		return st.skip("the client does not speak MCP 2026-07-28: no request it sent carried a protocol version in its body's _meta")
+	}
+	for _, r := range posts {
+		if got, want := r.Header.Get("MCP-Protocol-Version"), metaVersion(r.Body); got != want {
+			return st.depart("protocol version header", "MCP-Protocol-Version: "+want+" (its body's _meta)", fmt.Sprintf("%q", got), r)
 		}
 	}
 	return nil

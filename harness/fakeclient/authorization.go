@@ -101,13 +101,18 @@ func (c *client) finishAuthorized(ctx context.Context, r *mcpclient.Reply, token
 		_, err := mcpclient.New(c.URL+"?access_token="+url.QueryEscape(token), c.HTTP).Call(ctx, bearer(token), "tools/list", nil)
 		return err
 	case c.broken(ModernHeaderMissing):
-		return c.modernWithoutMethod(ctx, token)
+		// A 2026-07-28 ping without its Mcp-Method header.
+		return c.modernPing(ctx, token, "2026-07-28", "")
+	case c.broken(VersionHeaderMismatch):
+		// A 2026-07-28 ping whose header names an earlier revision.
+		return c.modernPing(ctx, token, "2025-11-25", "ping")
 	}
 	return nil
 }
 
-// modernWithoutMethod sends a 2026-07-28 ping without its Mcp-Method header.
-func (c *client) modernWithoutMethod(ctx context.Context, token string) error {
+// modernPing sends a 2026-07-28 ping with the MCP-Protocol-Version header
+// version and the Mcp-Method header method ("" for none).
+func (c *client) modernPing(ctx context.Context, token, version, method string) error {
 	body := `{"jsonrpc":"2.0","id":99,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader([]byte(body)))
 	if err != nil {
@@ -115,7 +120,10 @@ func (c *client) modernWithoutMethod(ctx context.Context, token string) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("MCP-Protocol-Version", version)
+	if method != "" {
+		req.Header.Set("Mcp-Method", method)
+	}
 	req.Header.Set("Authorization", bearer(token))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
@@ -282,9 +290,14 @@ func (c *client) checkResponse(params url.Values, state string, md *oauthclient.
 		return fmt.Errorf("%w: the authorization response's state is not the one sent", errRefused)
 	}
 	if !c.broken(IssNotChecked) {
-		iss, present := params.Get("iss"), params.Has("iss")
+		// Compared as they are: authorization 7.1 forbids case folding,
+		// port elision, trailing-slash and percent-encoding normalization.
+		iss, issuer, present := params.Get("iss"), md.String("issuer"), params.Has("iss")
+		if c.broken(IssNormalized) {
+			iss, issuer = strings.ToLower(strings.TrimSuffix(iss, "/")), strings.ToLower(strings.TrimSuffix(issuer, "/"))
+		}
 		switch {
-		case present && iss != md.String("issuer"):
+		case present && iss != issuer:
 			return fmt.Errorf("%w: the authorization response's iss %q is not the issuer %q", errRefused, iss, md.String("issuer"))
 		case !present && md.Bool("authorization_response_iss_parameter_supported"):
 			return fmt.Errorf("%w: the authorization response has no iss, which the server advertises", errRefused)

@@ -35,6 +35,9 @@ const (
 	// RequestWithoutToken sends one request without its token once it has
 	// one (CLI-11).
 	RequestWithoutToken Break = "request-without-token"
+	// IssNormalized compares the iss with the issuer after trimming a
+	// trailing slash and folding case (CLI-27).
+	IssNormalized Break = "iss-normalized"
 	// TokenInQuery sends the token in the URI query too (CLI-12).
 	TokenInQuery Break = "token-in-query"
 	// TokenShared keeps one token for every server, and sends it to any
@@ -43,6 +46,9 @@ const (
 	// ModernHeaderMissing sends one 2026-07-28 request without Mcp-Method
 	// (CLI-14).
 	ModernHeaderMissing Break = "modern-header-missing"
+	// VersionHeaderMismatch sends one 2026-07-28 request whose
+	// MCP-Protocol-Version names another revision (CLI-28).
+	VersionHeaderMismatch Break = "version-header-mismatch"
 	// ApplicationTypeOmitted registers without application_type (CLI-20).
 	ApplicationTypeOmitted Break = "application-type-omitted"
 	// ClientIDByServer keeps its client ID by MCP server, not by
@@ -88,8 +94,8 @@ const (
 // its scenario.
 func Breaks() []Break {
 	return []Break{ChallengeMetadataIgnored, RootMetadataFirst, OpenIDFirst, IssuerNotChecked, PKCENotChecked, PlainPKCE,
-		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, RequestWithoutToken, TokenInQuery,
-		TokenShared, ModernHeaderMissing, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
+		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, IssNormalized, RequestWithoutToken, TokenInQuery,
+		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
 		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

@@ -38,6 +38,9 @@ const (
 	// IssMissing advertises authorization_response_iss_parameter_supported
 	// but sends no iss.
 	IssMissing Variant = "iss-missing"
+	// IssSlashed sends as iss the issuer with a trailing slash: the same
+	// issuer only to a client that normalizes before comparing.
+	IssSlashed Variant = "iss-slashed"
 	// ChallengeScope names in its 401 challenge a scope that
 	// scopes_supported does not list, besides one it does.
 	ChallengeScope Variant = "challenge-scope"
@@ -249,7 +252,7 @@ func (a *authz) challenge(status int, h http.Header) {
 func (a *authz) stepUp() bool { return a.v == StepUp || a.v == StepUpMissingOnly }
 
 // authorized notes the scope a code was asked with (StepUp) and rewrites
-// the iss (IssWrong) or the state (StateWrong) of the redirect.
+// the iss (IssWrong, IssSlashed) or the state (StateWrong) of the redirect.
 func (a *authz) authorized(r *http.Request, h http.Header) {
 	loc, err := url.Parse(h.Get("Location"))
 	if err != nil {
@@ -264,6 +267,8 @@ func (a *authz) authorized(r *http.Request, h http.Header) {
 	switch a.v {
 	case IssWrong:
 		q.Set("iss", a.host.AS.URL+"/elsewhere")
+	case IssSlashed:
+		q.Set("iss", a.host.Issuer()+"/")
 	case StateWrong:
 		q.Set("state", "not-"+q.Get("state"))
 	default:

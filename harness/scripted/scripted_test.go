@@ -133,6 +133,21 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(u.Query().Get("iss")).NotTo(BeEmpty())
 		Expect(u.Query().Get("iss")).NotTo(Equal(srv.Issuer))
 	})
+
+	It("sends the issuer with a trailing slash as iss with IssSlashed", func() {
+		srv := start(scripted.IssSlashed)
+		var loc string
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
+			var err error
+			loc, err = approve(ctx, u)
+			return loc, err
+		}}
+		_, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).To(MatchError(ContainSubstring("RFC 9207")), "compared as it is, it is another issuer")
+		u, err := url.Parse(loc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.Query().Get("iss")).To(Equal(srv.Issuer + "/"))
+	})
 })
 
 var _ = Describe("the source pack's scripted server", func() {
