@@ -30,6 +30,8 @@ const (
 	cliOtherServer    = "The client sends a second server no token the first server's authorization server issued"
 	cliHeaders        = "A client speaking 2026-07-28 sends the protocol version and method headers on every POST"
 	cliVersionMatch   = "A client's MCP-Protocol-Version header names the protocol version its body's _meta carries"
+	cliOtherResource  = "The client does not use protected resource metadata that names another resource"
+	cliUnknownMembers = "The client ignores a parameter or member it does not know in the authorization and token responses"
 	cliAppType        = "The client names an application_type when it registers dynamically"
 	cliRebind         = "The client uses no client_id of one authorization server with another"
 	cliStateSent      = "The client sends a state in its authorization request"
@@ -71,7 +73,8 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.PlainPKCE: {pack: "mcp-authorization",
 		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
 		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
-			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge, cliIssSlash},
+			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge, cliIssSlash,
+			cliOtherResource, cliUnknownMembers},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
@@ -96,6 +99,8 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, actual: "[authorization_code]"},
 	fakeclient.GrantedScopesDropped:     {pack: "mcp-authorization", fails: []string{cliKeepsGranted}, actual: `scope="mcp:write"`},
 	fakeclient.ChallengeReused:          {pack: "mcp-authorization", fails: []string{cliFreshChallenge}, actual: "the code_challenge of an earlier one again"},
+	fakeclient.ResourceNotChecked:       {pack: "mcp-authorization", fails: []string{cliOtherResource}, actual: "/.well-known/oauth-authorization-server/tenant"},
+	fakeclient.UnknownMembersRefused:    {pack: "mcp-authorization", fails: []string{cliUnknownMembers}, actual: "none"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},

@@ -23,6 +23,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client requested the authorization server metadata at the well-known URIs in the specification's order$`, st.judged(st.serverMetadataOrder))
 	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.judged(st.stoppedAfterMetadata))
 	sc.Step(`^the client stopped before its authorization request$`, st.judged(st.stoppedBeforeAuthorization))
+	sc.Step(`^the client stopped before any request to the authorization server$`, st.judged(st.stoppedAfterResourceMetadata))
 	sc.Step(`^the client stopped after the redirect, before any token request$`, st.judged(st.stoppedAfterRedirect))
 	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.judged(st.pkce))
 	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.judged(st.resource))
@@ -266,6 +267,22 @@ func (st *scenario) stoppedAfterMetadata() error {
 	})
 	if len(used) > 0 {
 		return st.depart("metadata with another issuer", "no request to an endpoint the metadata names (its issuer is not "+srv.Issuer+")", urls(used), append([]scripted.Request{*md}, used...)...)
+	}
+	return nil
+}
+
+// stoppedAfterResourceMetadata judges a client given protected resource
+// metadata for another resource (RFC 9728 3.3: "MUST NOT be used"): it
+// fetched it, and sent the authorization server it names nothing.
+func (st *scenario) stoppedAfterResourceMetadata() error {
+	srv := st.first()
+	got := filter(st.log.Requests(), func(r scripted.Request) bool { return isResourceMetadata(r, srv) && r.Status == http.StatusOK })
+	if err := st.stopped("it fetched the protected resource metadata", len(got) > 0); err != nil {
+		return err
+	}
+	used := filter(st.log.Requests(), func(r scripted.Request) bool { return r.Server == srv.Name && r.Origin == "as" })
+	if len(used) > 0 {
+		return st.depart("metadata of another resource", "no request to the authorization server it names (its resource is not "+srv.Endpoint+")", urls(used), append([]scripted.Request{got[0]}, used...)...)
 	}
 	return nil
 }

@@ -169,6 +169,11 @@ func (c *client) discover(ctx context.Context, challenge http.Header) (discovere
 	if issuer == "" || resource == "" {
 		return discovered{}, fmt.Errorf("the protected resource metadata names no authorization server or resource")
 	}
+	// RFC 9728 3.3: metadata for another resource than the one requested
+	// "MUST NOT be used".
+	if resource != c.URL && !c.broken(ResourceNotChecked) {
+		return discovered{}, fmt.Errorf("%w: the protected resource metadata is for %s, not %s", errRefused, resource, c.URL)
+	}
 	md, err := c.serverMetadata(ctx, issuer)
 	if err != nil {
 		return discovered{}, err
@@ -205,6 +210,13 @@ func (c *client) redeem(ctx context.Context, md *oauthclient.ServerMetadata, for
 	access, _ := tok.String("access_token")
 	if tok.Status != http.StatusOK || access == "" {
 		return obtained{}, fmt.Errorf("the token endpoint answered %d", tok.Status)
+	}
+	if c.broken(UnknownMembersRefused) {
+		for k := range tok.JSON {
+			if !slices.Contains([]string{"access_token", "token_type", "expires_in", "refresh_token", "scope"}, k) {
+				return obtained{}, fmt.Errorf("the token response has a member it does not know: %s", k)
+			}
+		}
 	}
 	granted, _ := tok.String("scope")
 	if granted == "" {

@@ -59,6 +59,12 @@ const (
 	StateNotChecked Break = "state-not-checked"
 	// StateOmitted sends no state (CLI-22).
 	StateOmitted Break = "state-omitted"
+	// ResourceNotChecked uses protected resource metadata whose resource
+	// is not the URL it requested (CLI-29).
+	ResourceNotChecked Break = "resource-not-checked"
+	// UnknownMembersRefused gives up on a token response with a member it
+	// does not know (CLI-30).
+	UnknownMembersRefused Break = "unknown-members-refused"
 	// RefreshWithoutResource sends no resource when it refreshes (CLI-7).
 	RefreshWithoutResource Break = "refresh-without-resource"
 	// RefreshGrantUnregistered registers without refresh_token in its
@@ -96,6 +102,6 @@ func Breaks() []Break {
 	return []Break{ChallengeMetadataIgnored, RootMetadataFirst, OpenIDFirst, IssuerNotChecked, PKCENotChecked, PlainPKCE,
 		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, IssNormalized, RequestWithoutToken, TokenInQuery,
 		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
-		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused,
+		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

@@ -134,6 +134,32 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(u.Query().Get("iss")).NotTo(Equal(srv.Issuer))
 	})
 
+	It("names another resource in its protected resource metadata with ResourceMismatch", func() {
+		srv := start(scripted.ResourceMismatch)
+		r, err := oauthclient.New("", oauthclient.Endpoints{}, nil).Get(context.Background(), challenge(srv, "resource_metadata"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON["resource"]).NotTo(BeEmpty())
+		Expect(r.JSON["resource"]).NotTo(Equal(srv.Endpoint))
+		Expect(r.JSON["authorization_servers"]).To(ConsistOf(srv.Issuer), "the rest of the document as it was")
+	})
+
+	It("adds a member no specification defines to the authorization and token responses with ExtraMembers", func() {
+		srv := start(scripted.ExtraMembers)
+		var loc string
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
+			var err error
+			loc, err = approve(ctx, u)
+			return loc, err
+		}}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred(), "the harness's own client ignores them")
+		Expect(tok).To(HaveKeyWithValue(scripted.ExtraMember, "ignored"))
+		Expect(tok["access_token"]).NotTo(BeEmpty())
+		u, err := url.Parse(loc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.Query().Get(scripted.ExtraMember)).To(Equal("ignored"))
+	})
+
 	It("sends the issuer with a trailing slash as iss with IssSlashed", func() {
 		srv := start(scripted.IssSlashed)
 		var loc string
