@@ -55,6 +55,10 @@ type Sentence struct {
 	Requirements []string `yaml:"requirements,omitempty"`
 	// Unchecked says why no requirement judges it.
 	Unchecked string `yaml:"unchecked,omitempty"`
+	// ClientUnchecked says, for a sentence binding a client and a server
+	// whose requirements judge only the server, why no client requirement
+	// judges the client's part; it begins as Unchecked does.
+	ClientUnchecked string `yaml:"client_unchecked,omitempty"`
 }
 
 // BindsServer reports whether the sentence binds a resource server or an
@@ -111,7 +115,8 @@ func LoadInventory(pack string) (*Inventory, error) {
 // ParseInventory reads an inventory from YAML and checks each entry on its
 // own: an id of the form DOCUMENT-section-n used once, a sentence and where
 // it is, known parties, and either requirements or a reason of a known kind,
-// never both and never neither.
+// never both and never neither; and a client_unchecked reason, of a known
+// kind, only beside requirements of a sentence binding both sides.
 func ParseInventory(data []byte) (*Inventory, error) {
 	var inv Inventory
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
@@ -146,6 +151,10 @@ func (s Sentence) check() error {
 		return fmt.Errorf("names no requirement and says not why (unchecked)")
 	case s.Unchecked != "" && !knownReason(s.Unchecked):
 		return fmt.Errorf("unchecked reason %q begins with none of %q, %q", s.Unchecked, NotObservable, OutOfScope)
+	case s.ClientUnchecked != "" && (len(s.Requirements) == 0 || !s.BindsClient() || !s.BindsServer()):
+		return fmt.Errorf("client_unchecked is for a sentence binding a client and a server whose requirements judge the server")
+	case s.ClientUnchecked != "" && !knownReason(s.ClientUnchecked):
+		return fmt.Errorf("client_unchecked reason %q begins with none of %q, %q", s.ClientUnchecked, NotObservable, OutOfScope)
 	}
 	for _, p := range s.Binds {
 		if p != Client && p != ResourceServer && p != AuthorizationServer {

@@ -58,6 +58,17 @@ var _ = Describe("the sentence inventories", func() {
 		Expect(err).To(MatchError(ContainSubstring("begins with none of")), "a kind with no reason after it")
 	})
 
+	It("refuse a client_unchecked reason but beside requirements of a sentence binding both sides, or of no known kind", func() {
+		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, requirements: [A-1], client_unchecked: 'out of scope: x'}\n"))
+		Expect(err).To(MatchError(ContainSubstring("client_unchecked is for")))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client, resource-server], observable: true, unchecked: 'out of scope: x', client_unchecked: 'out of scope: y'}\n"))
+		Expect(err).To(MatchError(ContainSubstring("client_unchecked is for")))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client, resource-server], observable: true, requirements: [A-1], client_unchecked: later}\n"))
+		Expect(err).To(MatchError(ContainSubstring("begins with none of")))
+		_, err = spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client, resource-server], observable: true, requirements: [A-1], client_unchecked: 'out of scope: y'}\n"))
+		Expect(err).NotTo(HaveOccurred())
+	})
+
 	It("refuse whom a sentence binds as a reason: the packs judge clients too", func() {
 		_, err := spec.ParseInventory([]byte("sentences:\n- {id: RFC1-2-1, sentence: s, where: w, binds: [client], observable: true, unchecked: binds only clients}\n"))
 		Expect(err).To(MatchError(ContainSubstring("begins with none of")))
@@ -130,6 +141,27 @@ func inventory(pack string) {
 		Expect(unjudged).To(BeEmpty(), "an observable client sentence is unchecked only as out of scope, with the reason")
 	})
 
+	It("says, for a sentence binding both sides whose requirements judge only the server, why none judges the client", func() {
+		var silent, needless []string
+		for _, s := range inv.Sentences {
+			if !s.BindsClient() || len(s.Requirements) == 0 {
+				continue
+			}
+			judged := slices.ContainsFunc(s.Requirements, func(id string) bool {
+				r, ok := sp.Get(id)
+				return ok && r.Binds() == spec.ClientSide
+			})
+			switch {
+			case !judged && s.ClientUnchecked == "":
+				silent = append(silent, s.ID)
+			case judged && s.ClientUnchecked != "":
+				needless = append(needless, s.ID)
+			}
+		}
+		Expect(silent).To(BeEmpty(), "the client's part judged by no requirement and no client_unchecked reason")
+		Expect(needless).To(BeEmpty(), "a client requirement named and a client_unchecked reason given")
+	})
+
 	It("says a sentence is not observable only where observable is false", func() {
 		var wrong []string
 		for _, s := range inv.Sentences {
@@ -198,13 +230,13 @@ func restatesInventory(pack string, r spec.Requirement) bool {
 var _ = Describe("the mcp-authorization README", func() {
 	// rows are the unchecked sentences the table between marker's
 	// comments must list, each as "id | where | reason".
-	rows := func(binds func(spec.Sentence) bool) []string {
+	rows := func(binds func(spec.Sentence) bool, reason func(spec.Sentence) string) []string {
 		inv, err := spec.LoadInventory(spec.Authorization)
 		Expect(err).NotTo(HaveOccurred())
 		var want []string
 		for _, s := range inv.Sentences {
-			if binds(s) && s.Unchecked != "" {
-				want = append(want, s.ID+" | "+s.Where+" | "+s.Unchecked)
+			if binds(s) && reason(s) != "" {
+				want = append(want, s.ID+" | "+s.Where+" | "+reason(s))
 			}
 		}
 		return want
@@ -219,11 +251,18 @@ var _ = Describe("the mcp-authorization README", func() {
 	}
 
 	It("lists exactly the unchecked sentences binding a server, with the inventory's reasons", func() {
-		table("inventory:unchecked", rows(spec.Sentence.BindsServer))
+		table("inventory:unchecked", rows(spec.Sentence.BindsServer, func(s spec.Sentence) string { return s.Unchecked }))
 	})
 
 	It("lists exactly the unchecked sentences binding a client, with the inventory's reasons", func() {
-		table("inventory:unchecked-client", rows(spec.Sentence.BindsClient))
+		// A sentence binding both sides whose requirements judge only the
+		// server is listed with its client_unchecked reason.
+		table("inventory:unchecked-client", rows(spec.Sentence.BindsClient, func(s spec.Sentence) string {
+			if s.ClientUnchecked != "" {
+				return s.ClientUnchecked
+			}
+			return s.Unchecked
+		}))
 	})
 })
 

@@ -32,6 +32,7 @@ const (
 	cliVersionMatch   = "A client's MCP-Protocol-Version header names the protocol version its body's _meta carries"
 	cliOtherResource  = "The client does not use protected resource metadata that names another resource"
 	cliUnknownMembers = "The client ignores a parameter or member it does not know in the authorization and token responses"
+	cliNoRefresh      = "A client that desires refresh tokens and holds none obtains a new token when its token is refused"
 	cliAppType        = "The client names an application_type when it registers dynamically"
 	cliRebind         = "The client uses no client_id of one authorization server with another"
 	cliStateSent      = "The client sends a state in its authorization request"
@@ -74,7 +75,7 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
 		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
 			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge, cliIssSlash,
-			cliOtherResource, cliUnknownMembers},
+			cliOtherResource, cliUnknownMembers, cliNoRefresh},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
@@ -94,13 +95,16 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.ClientIDByServer:       {pack: "mcp-authorization", fails: []string{cliRebind}, actual: "the first one's client_id"},
 	fakeclient.StateNotChecked:        {pack: "mcp-authorization", fails: []string{cliStateWrong}, actual: "/tenant/token"},
 	// Sending no state, it has none to verify either.
-	fakeclient.StateOmitted:             {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
-	fakeclient.RefreshWithoutResource:   {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
-	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, actual: "[authorization_code]"},
+	fakeclient.StateOmitted:           {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
+	fakeclient.RefreshWithoutResource: {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
+	// Registering without refresh_token, it shows no desire for refresh
+	// tokens, which is what makes a client's want of one judged.
+	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, notRun: []string{cliNoRefresh}, actual: "[authorization_code]"},
 	fakeclient.GrantedScopesDropped:     {pack: "mcp-authorization", fails: []string{cliKeepsGranted}, actual: `scope="mcp:write"`},
 	fakeclient.ChallengeReused:          {pack: "mcp-authorization", fails: []string{cliFreshChallenge}, actual: "the code_challenge of an earlier one again"},
 	fakeclient.ResourceNotChecked:       {pack: "mcp-authorization", fails: []string{cliOtherResource}, actual: "/.well-known/oauth-authorization-server/tenant"},
 	fakeclient.UnknownMembersRefused:    {pack: "mcp-authorization", fails: []string{cliUnknownMembers}, actual: "none"},
+	fakeclient.RefreshAssumed:           {pack: "mcp-authorization", fails: []string{cliNoRefresh}, actual: "there is no refresh token"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},

@@ -146,6 +146,7 @@ var phrases = map[string]map[string]scripted.Variant{
 		"grants only the scope asked for and names in its 403 only the scope it lacks":    scripted.StepUpMissingOnly,
 		"answers the authorization request with a state other than the one sent":          scripted.StateWrong,
 		"speaks only MCP 2026-07-28":                                                      scripted.Modern,
+		"issues refresh tokens only for offline_access, which it does not advertise":      scripted.NoRefreshToken,
 		"serves protected resource metadata naming another resource":                      scripted.ResourceMismatch,
 		"adds a member no specification defines to its authorization and token responses": scripted.ExtraMembers,
 	},

@@ -24,6 +24,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.judged(st.stoppedAfterMetadata))
 	sc.Step(`^the client stopped before its authorization request$`, st.judged(st.stoppedBeforeAuthorization))
 	sc.Step(`^the client stopped before any request to the authorization server$`, st.judged(st.stoppedAfterResourceMetadata))
+	sc.Step(`^after its token was refused, the client obtained a new one and called with it$`, st.judged(st.newTokenAfterRefusal))
 	sc.Step(`^the client stopped after the redirect, before any token request$`, st.judged(st.stoppedAfterRedirect))
 	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.judged(st.pkce))
 	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.judged(st.resource))

@@ -48,6 +48,9 @@ func (c *client) runAuthorization(ctx context.Context) error {
 				return err
 			}
 			if !ok {
+				if c.broken(RefreshAssumed) {
+					return fmt.Errorf("the token was refused, and there is no refresh token")
+				}
 				attempt--
 				continue
 			}

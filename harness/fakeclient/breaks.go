@@ -65,6 +65,9 @@ const (
 	// UnknownMembersRefused gives up on a token response with a member it
 	// does not know (CLI-30).
 	UnknownMembersRefused Break = "unknown-members-refused"
+	// RefreshAssumed gives up when its token is refused and it holds no
+	// refresh token (CLI-31).
+	RefreshAssumed Break = "refresh-assumed"
 	// RefreshWithoutResource sends no resource when it refreshes (CLI-7).
 	RefreshWithoutResource Break = "refresh-without-resource"
 	// RefreshGrantUnregistered registers without refresh_token in its
@@ -103,5 +106,6 @@ func Breaks() []Break {
 		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, IssNormalized, RequestWithoutToken, TokenInQuery,
 		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
 		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
+		RefreshAssumed,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

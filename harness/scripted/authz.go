@@ -65,6 +65,11 @@ const (
 	// authorization response and a member to the token response, which a
 	// client must ignore (OAuth 2.1 4.1.2 and 3.2.3).
 	ExtraMembers Variant = "extra-members"
+	// NoRefreshToken issues refresh tokens only to authorizations that ask
+	// for offline_access, which it names nowhere: a client that does not
+	// ask for it gets none (authorization 10: clients "MUST NOT assume
+	// refresh tokens will be issued").
+	NoRefreshToken Variant = "no-refresh-token"
 )
 
 // ExtraMember is the name of the member ExtraMembers adds.
@@ -109,6 +114,8 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 		breaks = append(breaks, fakeauthz.IssMissing)
 	case Modern:
 		breaks = append(breaks, fakeauthz.Speaks2026Only)
+	case NoRefreshToken:
+		breaks = append(breaks, fakeauthz.RefreshOnlyOfflineAccessUnadvertised)
 	}
 	srv := &Server{Name: name}
 	var err error

@@ -160,6 +160,15 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(u.Query().Get(scripted.ExtraMember)).To(Equal("ignored"))
 	})
 
+	It("issues no refresh token to an authorization without offline_access with NoRefreshToken", func() {
+		srv := start(scripted.NoRefreshToken)
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback", Scope: "mcp:tools"}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tok["access_token"]).NotTo(BeEmpty())
+		Expect(tok).NotTo(HaveKey("refresh_token"))
+	})
+
 	It("sends the issuer with a trailing slash as iss with IssSlashed", func() {
 		srv := start(scripted.IssSlashed)
 		var loc string
