@@ -24,16 +24,23 @@ const (
 	cliStepUp         = "On 403 insufficient_scope the client asks for the challenge's scopes and calls again"
 	cliIssWrong       = "The client sends no token request after an authorization response whose iss is another issuer's"
 	cliIssMissing     = "The client sends no token request after an authorization response without the iss its server advertises"
+	cliIssSlash       = "The client sends no token request after an authorization response whose iss is the issuer with a trailing slash"
 	cliEveryRequest   = "Once it holds a token, the client sends it in the Authorization header of every request"
 	cliQuery          = "The client never puts an access token in a URI query"
 	cliOtherServer    = "The client sends a second server no token the first server's authorization server issued"
 	cliHeaders        = "A client speaking 2026-07-28 sends the protocol version and method headers on every POST"
+	cliVersionMatch   = "A client's MCP-Protocol-Version header names the protocol version its body's _meta carries"
+	cliOtherResource  = "The client does not use protected resource metadata that names another resource"
+	cliUnknownMembers = "The client ignores a parameter or member it does not know in the authorization and token responses"
+	cliNoRefresh      = "A client that desires refresh tokens and holds none obtains a new token when its token is refused"
 	cliAppType        = "The client names an application_type when it registers dynamically"
 	cliRebind         = "The client uses no client_id of one authorization server with another"
 	cliStateSent      = "The client sends a state in its authorization request"
 	cliStateWrong     = "The client discards an authorization response whose state is not the one it sent"
 	cliRefreshRes     = "A refresh request names the protected resource metadata's resource"
 	cliRefreshGrant   = "A client that refreshes registered with refresh_token in its grant_types"
+	cliKeepsGranted   = "On step-up the client asks for the scopes it was granted alongside those the 403 names"
+	cliFreshChallenge = "The client sends a new code_challenge with each authorization request"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
@@ -67,25 +74,37 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.PlainPKCE: {pack: "mcp-authorization",
 		fails: []string{cliS256, cliChallengeURL, cliServerOrder, cliHeaders},
 		notRun: []string{cliOtherIssuer, cliNoPKCE, cliIssWrong, cliIssMissing, cliStepUp, cliEveryRequest, cliQuery, cliOtherServer,
-			cliStateWrong, cliRefreshRes, cliRefreshGrant},
+			cliStateWrong, cliRefreshRes, cliRefreshGrant, cliKeepsGranted, cliFreshChallenge, cliIssSlash,
+			cliOtherResource, cliUnknownMembers, cliNoRefresh},
 		actual: `code_challenge_method="plain"`},
 	fakeclient.ResourceOmitted: {pack: "mcp-authorization", fails: []string{cliResource}, actual: `resource=""`},
 	// Asking for every scope at first, it never meets the 403 the step-up
-	// scenario judges.
-	fakeclient.MetadataScopes:         {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp}, actual: `scope="mcp:tools mcp:write"`},
-	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, actual: "no such request"},
-	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing}, actual: "/tenant/token"},
+	// scenarios judge, nor makes a second authorization request.
+	fakeclient.MetadataScopes: {pack: "mcp-authorization", fails: []string{cliScope}, notRun: []string{cliStepUp, cliKeepsGranted, cliFreshChallenge}, actual: `scope="mcp:tools mcp:write"`},
+	// Not authorizing again, it leaves nothing to judge in the scopes or
+	// the code_challenge of a second authorization request.
+	fakeclient.NoStepUp:               {pack: "mcp-authorization", fails: []string{cliStepUp}, notRun: []string{cliKeepsGranted, cliFreshChallenge}, actual: "no such request"},
+	fakeclient.IssNotChecked:          {pack: "mcp-authorization", fails: []string{cliIssWrong, cliIssMissing, cliIssSlash}, actual: "/tenant/token"},
+	fakeclient.IssNormalized:          {pack: "mcp-authorization", fails: []string{cliIssSlash}, actual: "/tenant/token"},
 	fakeclient.RequestWithoutToken:    {pack: "mcp-authorization", fails: []string{cliEveryRequest}, actual: "a request without it"},
 	fakeclient.TokenInQuery:           {pack: "mcp-authorization", fails: []string{cliQuery}, actual: "access_token=****"},
 	fakeclient.TokenShared:            {pack: "mcp-authorization", fails: []string{cliOtherServer}, actual: "one was sent with POST"},
 	fakeclient.ModernHeaderMissing:    {pack: "mcp-authorization", fails: []string{cliHeaders}, actual: `""`},
+	fakeclient.VersionHeaderMismatch:  {pack: "mcp-authorization", fails: []string{cliVersionMatch}, actual: `"2025-11-25"`},
 	fakeclient.ApplicationTypeOmitted: {pack: "mcp-authorization", fails: []string{cliAppType}, actual: "none"},
 	fakeclient.ClientIDByServer:       {pack: "mcp-authorization", fails: []string{cliRebind}, actual: "the first one's client_id"},
 	fakeclient.StateNotChecked:        {pack: "mcp-authorization", fails: []string{cliStateWrong}, actual: "/tenant/token"},
 	// Sending no state, it has none to verify either.
-	fakeclient.StateOmitted:             {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
-	fakeclient.RefreshWithoutResource:   {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
-	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, actual: "[authorization_code]"},
+	fakeclient.StateOmitted:           {pack: "mcp-authorization", fails: []string{cliStateSent, cliStateWrong}, actual: "none"},
+	fakeclient.RefreshWithoutResource: {pack: "mcp-authorization", fails: []string{cliRefreshRes}, actual: "resource="},
+	// Registering without refresh_token, it shows no desire for refresh
+	// tokens, which is what makes a client's want of one judged.
+	fakeclient.RefreshGrantUnregistered: {pack: "mcp-authorization", fails: []string{cliRefreshGrant}, notRun: []string{cliNoRefresh}, actual: "[authorization_code]"},
+	fakeclient.GrantedScopesDropped:     {pack: "mcp-authorization", fails: []string{cliKeepsGranted}, actual: `scope="mcp:write"`},
+	fakeclient.ChallengeReused:          {pack: "mcp-authorization", fails: []string{cliFreshChallenge}, actual: "the code_challenge of an earlier one again"},
+	fakeclient.ResourceNotChecked:       {pack: "mcp-authorization", fails: []string{cliOtherResource}, actual: "/.well-known/oauth-authorization-server/tenant"},
+	fakeclient.UnknownMembersRefused:    {pack: "mcp-authorization", fails: []string{cliUnknownMembers}, actual: "none"},
+	fakeclient.RefreshAssumed:           {pack: "mcp-authorization", fails: []string{cliNoRefresh}, actual: "there is no refresh token"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},

@@ -2,8 +2,6 @@ package clientsteps
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -25,15 +23,20 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client requested the authorization server metadata at the well-known URIs in the specification's order$`, st.judged(st.serverMetadataOrder))
 	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.judged(st.stoppedAfterMetadata))
 	sc.Step(`^the client stopped before its authorization request$`, st.judged(st.stoppedBeforeAuthorization))
+	sc.Step(`^the client stopped before any request to the authorization server$`, st.judged(st.stoppedAfterResourceMetadata))
+	sc.Step(`^after its token was refused, the client obtained a new one and called with it$`, st.judged(st.newTokenAfterRefusal))
 	sc.Step(`^the client stopped after the redirect, before any token request$`, st.judged(st.stoppedAfterRedirect))
 	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.judged(st.pkce))
 	sc.Step(`^every authorization and token request named the protected resource metadata's resource$`, st.judged(st.resource))
 	sc.Step(`^the authorization request asked for every scope the challenge named$`, st.judged(st.challengeScope))
 	sc.Step(`^after the 403 the client asked for the scopes it named, and its call then succeeded$`, st.judged(st.stepUp))
+	sc.Step(`^after the 403 the client asked for the scopes it was granted alongside those the 403 named$`, st.judged(st.stepUpKeepsGranted))
+	sc.Step(`^no two authorization requests carried the same code_challenge$`, st.judged(st.freshChallenges))
 	sc.Step(`^every request to the MCP server after the first token carried a token in the Authorization header$`, st.judged(st.tokenEveryRequest))
 	sc.Step(`^no request carried an access token in its URI query$`, st.judged(st.noQueryToken))
 	sc.Step(`^the second server received no token the first server's authorization server issued$`, st.judged(st.noTokenToSecond))
 	sc.Step(`^every request to the MCP server carried the 2026-07-28 headers, matching its body$`, st.judged(st.modernHeaders))
+	sc.Step(`^every request to the MCP server named in MCP-Protocol-Version the protocol version of its body's _meta$`, st.judged(st.versionHeaderMatches))
 	sc.Step(`^the client followed the challenge to \{base\}/\.well-known/oauth-protected-resource$`, st.judged(st.followedChallenge))
 	sc.Step(`^the second start registered no client and used the client_id of the first$`, st.judged(st.registeredOnce))
 	sc.Step(`^the client started the device flow again after invalid_grant$`, st.judged(st.restartedDeviceFlow))
@@ -289,6 +292,22 @@ func (st *scenario) stoppedAfterMetadata() error {
 	return nil
 }
 
+// stoppedAfterResourceMetadata judges a client given protected resource
+// metadata for another resource (RFC 9728 3.3: "MUST NOT be used"): it
+// fetched it, and sent the authorization server it names nothing.
+func (st *scenario) stoppedAfterResourceMetadata() error {
+	srv := st.first()
+	got := filter(st.log.Requests(), func(r scripted.Request) bool { return isResourceMetadata(r, srv) && r.Status == http.StatusOK })
+	if err := st.stopped("it fetched the protected resource metadata", len(got) > 0); err != nil {
+		return err
+	}
+	used := filter(st.log.Requests(), func(r scripted.Request) bool { return r.Server == srv.Name && r.Origin == "as" })
+	if len(used) > 0 {
+		return st.depart("metadata of another resource", "no request to the authorization server it names (its resource is not "+srv.Endpoint+")", urls(used), append([]scripted.Request{got[0]}, used...)...)
+	}
+	return nil
+}
+
 func (st *scenario) stoppedBeforeAuthorization() error {
 	md := st.lastMetadata()
 	if err := st.stopped("it fetched the authorization server metadata", md != nil); err != nil {
@@ -337,34 +356,6 @@ func (st *scenario) authorizations() ([]scripted.Request, error) {
 	return got, nil
 }
 
-func (st *scenario) pkce() error {
-	auths, err := st.authorizations()
-	if err != nil {
-		return err
-	}
-	challenges := map[string]string{} // code → code_challenge
-	for _, a := range auths {
-		q := a.URL.Query()
-		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
-			return st.depart("PKCE", "code_challenge with code_challenge_method=S256", fmt.Sprintf("code_challenge_method=%q", q.Get("code_challenge_method")), a)
-		}
-		if loc, err := a.URL.Parse(a.RespHeader.Get("Location")); err == nil && loc.Query().Get("code") != "" {
-			challenges[loc.Query().Get("code")] = q.Get("code_challenge")
-		}
-	}
-	for _, t := range filter(st.log.Requests(), func(r scripted.Request) bool { return isCodeRedemption(r, st.first()) }) {
-		want, ok := challenges[t.Form.Get("code")]
-		if !ok {
-			continue
-		}
-		sum := sha256.Sum256([]byte(t.Form.Get("code_verifier")))
-		if base64.RawURLEncoding.EncodeToString(sum[:]) != want {
-			return st.depart("PKCE", "a code_verifier whose S256 is the code_challenge sent", "another code_verifier", t)
-		}
-	}
-	return nil
-}
-
 func (st *scenario) resource() error {
 	auths, err := st.authorizations()
 	if err != nil {
@@ -380,52 +371,6 @@ func (st *scenario) resource() error {
 		if got != srv.Resource {
 			return st.depart("resource parameter", "resource="+srv.Resource, fmt.Sprintf("resource=%q", got), r)
 		}
-	}
-	return nil
-}
-
-func (st *scenario) challengeScope() error {
-	c, err := st.needChallenge()
-	if err != nil {
-		return err
-	}
-	auths, err := st.authorizations()
-	if err != nil {
-		return err
-	}
-	want := wire.ChallengeParam(c.RespHeader.Values("WWW-Authenticate"), "Bearer", "scope")
-	asked := strings.Fields(auths[0].URL.Query().Get("scope"))
-	for _, s := range strings.Fields(want) {
-		if !slices.Contains(asked, s) {
-			return st.depart("scope selection", "a scope with every scope the challenge named: "+want, fmt.Sprintf("scope=%q", strings.Join(asked, " ")), *c, auths[0])
-		}
-	}
-	return nil
-}
-
-func (st *scenario) stepUp() error {
-	srv := st.first()
-	var forbidden *scripted.Request
-	for _, r := range st.log.Requests() {
-		if isMCP(r, srv) && r.Status == http.StatusForbidden {
-			forbidden = &r
-			break
-		}
-	}
-	if forbidden == nil {
-		return st.skip("the server never answered the client 403 insufficient_scope; " + describe(st.last().res))
-	}
-	want := strings.Fields(wire.ChallengeParam(forbidden.RespHeader.Values("WWW-Authenticate"), "Bearer", "scope"))
-	later := after(st.log.Requests(), forbidden.Seq)
-	asked := filter(later, func(r scripted.Request) bool {
-		got := strings.Fields(r.URL.Query().Get("scope"))
-		return isAuthorization(r, srv) && !slices.ContainsFunc(want, func(s string) bool { return !slices.Contains(got, s) })
-	})
-	if len(asked) == 0 {
-		return st.depart("step-up authorization", "an authorization request for "+strings.Join(want, " ")+" after the 403", urls(filter(later, func(r scripted.Request) bool { return isAuthorization(r, srv) })), *forbidden)
-	}
-	if authorizedCall(after(later, asked[0].Seq), srv, srv.Issued(st.log)) == nil {
-		return st.depart("step-up authorization", "the call made again with the new token, answered 200", "none; "+describe(st.last().res), *forbidden)
 	}
 	return nil
 }
@@ -499,6 +444,40 @@ func (st *scenario) modernHeaders() error {
 			return st.depart("request metadata headers", "MCP-Protocol-Version on every POST", "none", r)
 		case request && r.Header.Get("Mcp-Method") != method:
 			return st.depart("request metadata headers", "Mcp-Method: "+method, fmt.Sprintf("%q", r.Header.Get("Mcp-Method")), r)
+		}
+	}
+	return nil
+}
+
+// metaVersion is the io.modelcontextprotocol/protocolVersion a request
+// body's params._meta carries, "" when it carries none.
+func metaVersion(body []byte) string {
+	var m struct {
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	v, _ := m.Params.Meta["io.modelcontextprotocol/protocolVersion"].(string)
+	return v
+}
+
+// versionHeaderMatches judges the MCP-Protocol-Version of every POST whose
+// body's _meta carries a protocol version (transport 6.1: "The header value
+// MUST match" it).
+func (st *scenario) versionHeaderMatches() error {
+	srv := st.first()
+	posts := filter(st.log.Requests(), func(r scripted.Request) bool {
+		return isMCP(r, srv) && r.Method == http.MethodPost && metaVersion(r.Body) != ""
+	})
+	if len(posts) == 0 {
+		return st.skip("the client does not speak MCP 2026-07-28: no request it sent carried a protocol version in its body's _meta")
+	}
+	for _, r := range posts {
+		if got, want := r.Header.Get("MCP-Protocol-Version"), metaVersion(r.Body); got != want {
+			return st.depart("protocol version header", "MCP-Protocol-Version: "+want+" (its body's _meta)", fmt.Sprintf("%q", got), r)
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package clientsteps
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -164,4 +166,49 @@ func (st *scenario) credentialInHeaderOnly() error {
 		}
 	}
 	return nil
+}
+
+// newTokenAfterRefusal judges the second start of a client that desires
+// refresh tokens, whose token was revoked between the starts: after the MCP
+// server refused the token, the client obtained another, by whatever grant,
+// and called with it (authorization 10: "MCP Clients that desire refresh
+// tokens ... MUST NOT assume refresh tokens will be issued").
+func (st *scenario) newTokenAfterRefusal() error {
+	if len(st.runs) < 2 {
+		return fmt.Errorf("the scenario ran the client once; this judges a second start")
+	}
+	srv := st.first()
+	if !desiresRefresh(st.log.Requests(), srv) {
+		return st.skip("not applicable: the client showed no desire for refresh tokens (no refresh_token in the grant_types it registered, no offline_access asked for); " + describe(st.last().res))
+	}
+	var refused *scripted.Request
+	for _, r := range after(st.log.Requests(), st.runs[1].first-1) {
+		if isMCP(r, srv) && r.Status == http.StatusUnauthorized && bearerOf(r) != "" {
+			refused = &r
+			break
+		}
+	}
+	if refused == nil {
+		return st.skip("the client did not present its revoked token in its second start; " + describe(st.last().res))
+	}
+	later := after(st.log.Requests(), refused.Seq)
+	fresh := slices.DeleteFunc(srv.Issued(st.log), func(t string) bool { return t == bearerOf(*refused) })
+	if authorizedCall(later, srv, fresh) == nil {
+		return st.depart("a new token", "a new token obtained after the refusal (no refresh token was issued), and a call with it answered 200", "none; "+describe(st.last().res), *refused)
+	}
+	return nil
+}
+
+// desiresRefresh says whether the client showed it desires refresh tokens:
+// it registered refresh_token among its grant_types, or asked for
+// offline_access.
+func desiresRefresh(reqs []scripted.Request, srv *scripted.Server) bool {
+	for _, r := range registrations(reqs, srv) {
+		if slices.Contains(decodeRegistration(r).GrantTypes, "refresh_token") {
+			return true
+		}
+	}
+	return slices.ContainsFunc(reqs, func(r scripted.Request) bool {
+		return isAuthorization(r, srv) && slices.Contains(strings.Fields(r.URL.Query().Get("scope")), "offline_access")
+	})
 }

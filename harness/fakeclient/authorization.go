@@ -48,6 +48,9 @@ func (c *client) runAuthorization(ctx context.Context) error {
 				return err
 			}
 			if !ok {
+				if c.broken(RefreshAssumed) {
+					return fmt.Errorf("the token was refused, and there is no refresh token")
+				}
 				attempt--
 				continue
 			}
@@ -65,6 +68,9 @@ func (c *client) runAuthorization(ctx context.Context) error {
 			// Step-up (authorization, "Step-Up Authorization Flow"): the
 			// challenge's scopes alongside those already granted.
 			scope = union(granted, challengeParam(r.Header, "scope"))
+			if c.broken(GrantedScopesDropped) {
+				scope = challengeParam(r.Header, "scope")
+			}
 		default:
 			return c.finishAuthorized(ctx, r, token)
 		}
@@ -98,13 +104,18 @@ func (c *client) finishAuthorized(ctx context.Context, r *mcpclient.Reply, token
 		_, err := mcpclient.New(c.URL+"?access_token="+url.QueryEscape(token), c.HTTP).Call(ctx, bearer(token), "tools/list", nil)
 		return err
 	case c.broken(ModernHeaderMissing):
-		return c.modernWithoutMethod(ctx, token)
+		// A 2026-07-28 ping without its Mcp-Method header.
+		return c.modernPing(ctx, token, "2026-07-28", "")
+	case c.broken(VersionHeaderMismatch):
+		// A 2026-07-28 ping whose header names an earlier revision.
+		return c.modernPing(ctx, token, "2025-11-25", "ping")
 	}
 	return nil
 }
 
-// modernWithoutMethod sends a 2026-07-28 ping without its Mcp-Method header.
-func (c *client) modernWithoutMethod(ctx context.Context, token string) error {
+// modernPing sends a 2026-07-28 ping with the MCP-Protocol-Version header
+// version and the Mcp-Method header method ("" for none).
+func (c *client) modernPing(ctx context.Context, token, version, method string) error {
 	body := `{"jsonrpc":"2.0","id":99,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader([]byte(body)))
 	if err != nil {
@@ -112,7 +123,10 @@ func (c *client) modernWithoutMethod(ctx context.Context, token string) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("MCP-Protocol-Version", version)
+	if method != "" {
+		req.Header.Set("Mcp-Method", method)
+	}
 	req.Header.Set("Authorization", bearer(token))
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
@@ -158,6 +172,11 @@ func (c *client) discover(ctx context.Context, challenge http.Header) (discovere
 	if issuer == "" || resource == "" {
 		return discovered{}, fmt.Errorf("the protected resource metadata names no authorization server or resource")
 	}
+	// RFC 9728 3.3: metadata for another resource than the one requested
+	// "MUST NOT be used".
+	if resource != c.URL && !c.broken(ResourceNotChecked) {
+		return discovered{}, fmt.Errorf("%w: the protected resource metadata is for %s, not %s", errRefused, resource, c.URL)
+	}
 	md, err := c.serverMetadata(ctx, issuer)
 	if err != nil {
 		return discovered{}, err
@@ -194,6 +213,13 @@ func (c *client) redeem(ctx context.Context, md *oauthclient.ServerMetadata, for
 	access, _ := tok.String("access_token")
 	if tok.Status != http.StatusOK || access == "" {
 		return obtained{}, fmt.Errorf("the token endpoint answered %d", tok.Status)
+	}
+	if c.broken(UnknownMembersRefused) {
+		for k := range tok.JSON {
+			if !slices.Contains([]string{"access_token", "token_type", "expires_in", "refresh_token", "scope"}, k) {
+				return obtained{}, fmt.Errorf("the token response has a member it does not know: %s", k)
+			}
+		}
 	}
 	granted, _ := tok.String("scope")
 	if granted == "" {
@@ -232,7 +258,7 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 	if err != nil {
 		return obtained{}, err
 	}
-	verifier, challengeS256 := oauthclient.PKCE()
+	verifier, challengeS256 := c.pkce()
 	req := oauthclient.AuthorizationRequest{Endpoint: md.String("authorization_endpoint"), ClientID: clientID, RedirectURI: redirectURI,
 		Challenge: challengeS256, Method: "S256", State: random(), Resource: resource, Scope: scope}
 	if c.broken(PlainPKCE) {
@@ -258,6 +284,19 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 	return c.redeem(ctx, md, oauthclient.CodeForm(resp.Get("code"), clientID, redirectURI, verifier, req.Resource), scope)
 }
 
+// pkce is a new PKCE pair for each authorization request (OAuth 2.1 7.5.2:
+// "transaction-specific"); under ChallengeReused, the run's first pair.
+func (c *client) pkce() (verifier, challenge string) {
+	if c.broken(ChallengeReused) && c.firstPKCE[0] != "" {
+		return c.firstPKCE[0], c.firstPKCE[1]
+	}
+	verifier, challenge = oauthclient.PKCE()
+	if c.firstPKCE[0] == "" {
+		c.firstPKCE = [2]string{verifier, challenge}
+	}
+	return verifier, challenge
+}
+
 // checkResponse applies the authorization response's checks before the
 // code goes anywhere: the state, then RFC 9207's iss as MCP's
 // "Authorization Response Validation" table gives it.
@@ -266,9 +305,14 @@ func (c *client) checkResponse(params url.Values, state string, md *oauthclient.
 		return fmt.Errorf("%w: the authorization response's state is not the one sent", errRefused)
 	}
 	if !c.broken(IssNotChecked) {
-		iss, present := params.Get("iss"), params.Has("iss")
+		// Compared as they are: authorization 7.1 forbids case folding,
+		// port elision, trailing-slash and percent-encoding normalization.
+		iss, issuer, present := params.Get("iss"), md.String("issuer"), params.Has("iss")
+		if c.broken(IssNormalized) {
+			iss, issuer = strings.ToLower(strings.TrimSuffix(iss, "/")), strings.ToLower(strings.TrimSuffix(issuer, "/"))
+		}
 		switch {
-		case present && iss != md.String("issuer"):
+		case present && iss != issuer:
 			return fmt.Errorf("%w: the authorization response's iss %q is not the issuer %q", errRefused, iss, md.String("issuer"))
 		case !present && md.Bool("authorization_response_iss_parameter_supported"):
 			return fmt.Errorf("%w: the authorization response has no iss, which the server advertises", errRefused)

@@ -35,6 +35,9 @@ const (
 	// RequestWithoutToken sends one request without its token once it has
 	// one (CLI-11).
 	RequestWithoutToken Break = "request-without-token"
+	// IssNormalized compares the iss with the issuer after trimming a
+	// trailing slash and folding case (CLI-27).
+	IssNormalized Break = "iss-normalized"
 	// TokenInQuery sends the token in the URI query too (CLI-12).
 	TokenInQuery Break = "token-in-query"
 	// TokenShared keeps one token for every server, and sends it to any
@@ -43,6 +46,9 @@ const (
 	// ModernHeaderMissing sends one 2026-07-28 request without Mcp-Method
 	// (CLI-14).
 	ModernHeaderMissing Break = "modern-header-missing"
+	// VersionHeaderMismatch sends one 2026-07-28 request whose
+	// MCP-Protocol-Version names another revision (CLI-28).
+	VersionHeaderMismatch Break = "version-header-mismatch"
 	// ApplicationTypeOmitted registers without application_type (CLI-20).
 	ApplicationTypeOmitted Break = "application-type-omitted"
 	// ClientIDByServer keeps its client ID by MCP server, not by
@@ -53,11 +59,27 @@ const (
 	StateNotChecked Break = "state-not-checked"
 	// StateOmitted sends no state (CLI-22).
 	StateOmitted Break = "state-omitted"
+	// ResourceNotChecked uses protected resource metadata whose resource
+	// is not the URL it requested (CLI-29).
+	ResourceNotChecked Break = "resource-not-checked"
+	// UnknownMembersRefused gives up on a token response with a member it
+	// does not know (CLI-30).
+	UnknownMembersRefused Break = "unknown-members-refused"
+	// RefreshAssumed gives up when its token is refused and it holds no
+	// refresh token (CLI-31).
+	RefreshAssumed Break = "refresh-assumed"
 	// RefreshWithoutResource sends no resource when it refreshes (CLI-7).
 	RefreshWithoutResource Break = "refresh-without-resource"
 	// RefreshGrantUnregistered registers without refresh_token in its
 	// grant_types, though it refreshes (CLI-23).
 	RefreshGrantUnregistered Break = "refresh-grant-unregistered"
+	// GrantedScopesDropped asks, on step-up, for the 403's scopes alone,
+	// not those already granted besides (CLI-25).
+	GrantedScopesDropped Break = "granted-scopes-dropped"
+	// ChallengeReused sends the run's first code_challenge again with
+	// every later authorization request, redeeming each code with its
+	// verifier (CLI-26).
+	ChallengeReused Break = "challenge-reused"
 )
 
 // The departures from the source document's client rules.
@@ -81,8 +103,9 @@ const (
 // its scenario.
 func Breaks() []Break {
 	return []Break{ChallengeMetadataIgnored, RootMetadataFirst, OpenIDFirst, IssuerNotChecked, PKCENotChecked, PlainPKCE,
-		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, RequestWithoutToken, TokenInQuery,
-		TokenShared, ModernHeaderMissing, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
-		RefreshWithoutResource, RefreshGrantUnregistered,
+		ResourceOmitted, MetadataScopes, NoStepUp, IssNotChecked, IssNormalized, RequestWithoutToken, TokenInQuery,
+		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
+		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
+		RefreshAssumed,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

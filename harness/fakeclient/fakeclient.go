@@ -63,6 +63,9 @@ type client struct {
 	Options
 	state *state
 	mcp   *mcpclient.Client
+	// firstPKCE is the run's first PKCE verifier and challenge, which
+	// ChallengeReused sends again.
+	firstPKCE [2]string
 }
 
 // Run runs the client once.

@@ -38,6 +38,9 @@ const (
 	// IssMissing advertises authorization_response_iss_parameter_supported
 	// but sends no iss.
 	IssMissing Variant = "iss-missing"
+	// IssSlashed sends as iss the issuer with a trailing slash: the same
+	// issuer only to a client that normalizes before comparing.
+	IssSlashed Variant = "iss-slashed"
 	// ChallengeScope names in its 401 challenge a scope that
 	// scopes_supported does not list, besides one it does.
 	ChallengeScope Variant = "challenge-scope"
@@ -45,12 +48,32 @@ const (
 	// only the scope asked for, and answers a tools/call without the write
 	// scope 403 insufficient_scope.
 	StepUp Variant = "step-up"
+	// StepUpMissingOnly is StepUp whose 403 names only the scope the
+	// token lacks, not the one already granted: servers "are not required
+	// to include the client's previously granted scopes" (authorization
+	// 11.1.1), and the client is to keep them itself (authorization 6).
+	StepUpMissingOnly Variant = "step-up-missing-only"
 	// Modern speaks only MCP 2026-07-28.
 	Modern Variant = "2026-07-28"
 	// StateWrong answers the authorization request with a state other than
 	// the one sent.
 	StateWrong Variant = "state-wrong"
+	// ResourceMismatch serves protected resource metadata whose resource is
+	// not the MCP server's URL (RFC 9728 3.3: a client must not use it).
+	ResourceMismatch Variant = "resource-mismatch"
+	// ExtraMembers adds a parameter no specification defines to the
+	// authorization response and a member to the token response, which a
+	// client must ignore (OAuth 2.1 4.1.2 and 3.2.3).
+	ExtraMembers Variant = "extra-members"
+	// NoRefreshToken issues refresh tokens only to authorizations that ask
+	// for offline_access, which it names nowhere: a client that does not
+	// ask for it gets none (authorization 10: clients "MUST NOT assume
+	// refresh tokens will be issued").
+	NoRefreshToken Variant = "no-refresh-token"
 )
+
+// ExtraMember is the name of the member ExtraMembers adds.
+const ExtraMember = "conform_unknown_member"
 
 // ExtraScope is the scope ChallengeScope's challenge names that
 // scopes_supported does not list.
@@ -91,6 +114,8 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 		breaks = append(breaks, fakeauthz.IssMissing)
 	case Modern:
 		breaks = append(breaks, fakeauthz.Speaks2026Only)
+	case NoRefreshToken:
+		breaks = append(breaks, fakeauthz.RefreshOnlyOfflineAccessUnadvertised)
 	}
 	srv := &Server{Name: name}
 	var err error
@@ -205,36 +230,56 @@ func (a *authz) adjust(origin fakeauthz.Origin) Adjust {
 	return func(r *http.Request, status int, h http.Header, body []byte) []byte {
 		if origin == fakeauthz.MCPOrigin {
 			a.challenge(status, h)
-			return a.movedMetadata(r, status, body)
+			return a.resourceMetadata(r, status, body)
 		}
 		switch {
 		case r.URL.Path == "/tenant/authorize" && status == http.StatusFound:
 			a.authorized(r, h)
-		case r.URL.Path == "/tenant/token" && status == http.StatusOK && a.v == StepUp:
+		case r.URL.Path == "/tenant/token" && status == http.StatusOK && a.stepUp():
 			return a.narrow(r, body)
+		case r.URL.Path == "/tenant/token" && status == http.StatusOK && a.v == ExtraMembers:
+			return rewriteJSON(body, func(doc map[string]any) { doc[ExtraMember] = "ignored" })
 		}
 		return body
 	}
 }
 
-// movedMetadata names the authorization server the server moved to in its
-// protected resource metadata (registration, "Authorization Server
-// Binding": the change a client detects there).
-func (a *authz) movedMetadata(r *http.Request, status int, body []byte) []byte {
-	m := a.movedTo()
-	if m == nil || status != http.StatusOK || r.URL.Path != a.host.MetadataPath() {
-		return body
-	}
+// rewriteJSON returns body, a JSON object, as edit leaves it; body itself
+// when it is no JSON object.
+func rewriteJSON(body []byte, edit func(map[string]any)) []byte {
 	var doc map[string]any
-	if json.Unmarshal(body, &doc) != nil {
+	if json.Unmarshal(body, &doc) != nil || doc == nil {
 		return body
 	}
-	doc["authorization_servers"] = []string{m.Issuer()}
+	edit(doc)
 	out, err := json.Marshal(doc)
 	if err != nil {
 		return body
 	}
 	return out
+}
+
+// resourceMetadata rewrites the protected resource metadata as the
+// variant, or a move to another authorization server, says.
+func (a *authz) resourceMetadata(r *http.Request, status int, body []byte) []byte {
+	if status != http.StatusOK || r.URL.Path != a.host.MetadataPath() {
+		return body
+	}
+	if a.v == ResourceMismatch {
+		body = rewriteJSON(body, func(doc map[string]any) { doc["resource"] = a.host.RS.URL + "/elsewhere/mcp" })
+	}
+	return a.movedMetadata(body)
+}
+
+// movedMetadata names the authorization server the server moved to in its
+// protected resource metadata (registration, "Authorization Server
+// Binding": the change a client detects there).
+func (a *authz) movedMetadata(body []byte) []byte {
+	m := a.movedTo()
+	if m == nil {
+		return body
+	}
+	return rewriteJSON(body, func(doc map[string]any) { doc["authorization_servers"] = []string{m.Issuer()} })
 }
 
 // challenge rewrites the MCP server's 401 challenge as the variant says.
@@ -250,14 +295,23 @@ func (a *authz) challenge(status int, h http.Header) {
 		c = metadataParam.ReplaceAllString(c, "")
 	case a.v == ChallengeScope && status == http.StatusUnauthorized:
 		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeTools+" "+ExtraScope+`"`)
-	case a.v == StepUp && status == http.StatusUnauthorized:
+	case a.stepUp() && status == http.StatusUnauthorized:
 		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeTools+`"`)
+	case a.v == StepUpMissingOnly && status == http.StatusForbidden:
+		// The 401 asked for the listing scope only, which the token
+		// holds; the call needs the write scope besides.
+		c = scopeParam.ReplaceAllString(c, `scope="`+fakeauthz.ScopeWrite+`"`)
 	}
 	h.Set("WWW-Authenticate", c)
 }
 
+// stepUp says whether the variant grants only the scope asked for and
+// answers a call that needs more 403 insufficient_scope.
+func (a *authz) stepUp() bool { return a.v == StepUp || a.v == StepUpMissingOnly }
+
 // authorized notes the scope a code was asked with (StepUp) and rewrites
-// the iss (IssWrong) or the state (StateWrong) of the redirect.
+// the iss (IssWrong, IssSlashed) or the state (StateWrong) of the
+// redirect, or adds a parameter to it (ExtraMembers).
 func (a *authz) authorized(r *http.Request, h http.Header) {
 	loc, err := url.Parse(h.Get("Location"))
 	if err != nil {
@@ -272,8 +326,12 @@ func (a *authz) authorized(r *http.Request, h http.Header) {
 	switch a.v {
 	case IssWrong:
 		q.Set("iss", a.host.AS.URL+"/elsewhere")
+	case IssSlashed:
+		q.Set("iss", a.host.Issuer()+"/")
 	case StateWrong:
 		q.Set("state", "not-"+q.Get("state"))
+	case ExtraMembers:
+		q.Set(ExtraMember, "ignored")
 	default:
 		return
 	}

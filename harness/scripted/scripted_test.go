@@ -110,6 +110,20 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(r.Status).To(Equal(http.StatusForbidden))
 	})
 
+	It("names in its 403 only the scope the token lacks with StepUpMissingOnly", func() {
+		srv := start(scripted.StepUpMissingOnly)
+		Expect(challenge(srv, "scope")).To(Equal("mcp:tools"))
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback", Scope: "mcp:tools"}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tok["scope"]).To(Equal("mcp:tools"))
+		r, err := mcpclient.New(srv.Endpoint, nil).Call(context.Background(), "Bearer "+tok["access_token"].(string), "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.Status).To(Equal(http.StatusForbidden))
+		Expect(wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "error")).To(Equal("insufficient_scope"))
+		Expect(wire.ChallengeParam(r.Header.Values("WWW-Authenticate"), "Bearer", "scope")).To(Equal("mcp:write"))
+	})
+
 	It("sends another issuer's iss with IssWrong", func() {
 		srv := start(scripted.IssWrong)
 		var loc string
@@ -126,6 +140,56 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(u.Query().Get("iss")).NotTo(BeEmpty())
 		Expect(u.Query().Get("iss")).NotTo(Equal(srv.Issuer))
+	})
+
+	It("names another resource in its protected resource metadata with ResourceMismatch", func() {
+		srv := start(scripted.ResourceMismatch)
+		r, err := oauthclient.New("", oauthclient.Endpoints{}, nil).Get(context.Background(), challenge(srv, "resource_metadata"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.JSON["resource"]).NotTo(BeEmpty())
+		Expect(r.JSON["resource"]).NotTo(Equal(srv.Endpoint))
+		Expect(r.JSON["authorization_servers"]).To(ConsistOf(srv.Issuer), "the rest of the document as it was")
+	})
+
+	It("adds a member no specification defines to the authorization and token responses with ExtraMembers", func() {
+		srv := start(scripted.ExtraMembers)
+		var loc string
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
+			var err error
+			loc, err = approve(ctx, u)
+			return loc, err
+		}}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred(), "the harness's own client ignores them")
+		Expect(tok).To(HaveKeyWithValue(scripted.ExtraMember, "ignored"))
+		Expect(tok["access_token"]).NotTo(BeEmpty())
+		u, err := url.Parse(loc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.Query().Get(scripted.ExtraMember)).To(Equal("ignored"))
+	})
+
+	It("issues no refresh token to an authorization without offline_access with NoRefreshToken", func() {
+		srv := start(scripted.NoRefreshToken)
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback", Scope: "mcp:tools"}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(tok["access_token"]).NotTo(BeEmpty())
+		Expect(tok).NotTo(HaveKey("refresh_token"))
+	})
+
+	It("sends the issuer with a trailing slash as iss with IssSlashed", func() {
+		srv := start(scripted.IssSlashed)
+		var loc string
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
+			var err error
+			loc, err = approve(ctx, u)
+			return loc, err
+		}}
+		_, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).To(MatchError(ContainSubstring("RFC 9207")), "compared as it is, it is another issuer")
+		u, err := url.Parse(loc)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(u.Query().Get("iss")).To(Equal(srv.Issuer + "/"))
 	})
 })
 

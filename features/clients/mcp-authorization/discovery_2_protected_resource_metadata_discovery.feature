@@ -19,3 +19,13 @@ Feature: discovery.2 Protected resource metadata discovery by the client
     Given a scripted server that names no resource_metadata in its challenge
     When the client is run
     Then the client requested the protected resource metadata at the well-known URIs in the specification's order
+
+  # RFC 9728 3.3: the metadata's resource must be the URL the client
+  # requested; "If these values are not identical, the data contained in the
+  # response MUST NOT be used."
+  @CLI-29 @id:client-refuses-metadata-of-another-resource
+  Scenario: The client does not use protected resource metadata that names another resource
+    Given the client has completed the flow against a compliant server in this run
+    And a scripted server that serves protected resource metadata naming another resource
+    When the client is run
+    Then the client stopped before any request to the authorization server

@@ -6,7 +6,8 @@ Feature: security.4 Authorization code protection by the client
   clients MUST use the S256 code challenge method when technically
   capable." "If code_challenge_methods_supported is absent, the
   authorization server does not support PKCE and MCP clients MUST refuse to
-  proceed."
+  proceed." OAuth 2.1 7.5.2: "The code_challenge or OpenID Connect nonce
+  value MUST be transaction-specific".
 
   @CLI-5 @id:client-refuses-without-pkce-support
   Scenario: The client refuses to proceed when the metadata has no code_challenge_methods_supported
@@ -20,3 +21,11 @@ Feature: security.4 Authorization code protection by the client
     Given a scripted server that behaves as the specification says
     When the client is run
     Then every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier
+
+  # A step-up makes a second authorization request in the same run.
+  @CLI-26 @id:client-new-code-challenge-per-request
+  Scenario: The client sends a new code_challenge with each authorization request
+    Given a scripted server that grants only the scope asked for and needs more to call a tool
+    And the client is asked to call a tool
+    When the client is run
+    Then no two authorization requests carried the same code_challenge
