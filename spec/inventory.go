@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -20,16 +21,15 @@ const (
 )
 
 // The reasons a sentence may go unchecked: each Sentence.Unchecked begins
-// with one of them.
+// with one of them, and goes on to say why. Whom the sentence binds is no
+// reason: each pack judges clients (its client half, the CLI-N
+// requirements) as well as servers.
 const (
-	// ClientOnly: the sentence binds only clients, and the packs judge hosts
-	// and servers.
-	ClientOnly = "binds only clients"
-	// NotObservable: no answer a client can get shows the sentence kept or
-	// broken; the reason says why.
+	// NotObservable: the other side of the conversation cannot see the
+	// sentence kept or broken (see Sentence.Observable); the reason says why.
 	NotObservable = "not observable: "
 	// OutOfScope: the sentence could be seen, and the pack leaves it alone
-	// for the reason given.
+	// for the reason given, which says what judging it would take.
 	OutOfScope = "out of scope: "
 )
 
@@ -42,13 +42,23 @@ type Sentence struct {
 	// Where names the document and section.
 	Where string  `yaml:"where"`
 	Binds []Party `yaml:"binds"`
-	// Observable says whether a black box talking HTTP to the servers can
-	// see the sentence kept or broken.
+	// Observable says whether the other side of the conversation can see
+	// the sentence kept or broken. For a sentence binding a server: a
+	// client talking HTTP to the MCP server and its authorization server.
+	// For a sentence binding a client: the servers it talks to (the
+	// scripted MCP server, its authorization server on another origin, a
+	// second MCP server, and the browser stand-in that delivers the
+	// redirect), through the requests the client sends them and how its run
+	// ends. A sentence binding both is observable when either half is.
 	Observable bool `yaml:"observable"`
 	// Requirements are the IDs of the pack's requirements that judge it.
 	Requirements []string `yaml:"requirements,omitempty"`
 	// Unchecked says why no requirement judges it.
 	Unchecked string `yaml:"unchecked,omitempty"`
+	// ClientUnchecked says, for a sentence binding a client and a server
+	// whose requirements judge only the server, why no client requirement
+	// judges the client's part; it begins as Unchecked does.
+	ClientUnchecked string `yaml:"client_unchecked,omitempty"`
 }
 
 // BindsServer reports whether the sentence binds a resource server or an
@@ -60,6 +70,12 @@ func (s Sentence) BindsServer() bool {
 		}
 	}
 	return false
+}
+
+// BindsClient reports whether the sentence binds a client (an MCP client,
+// or the source document's client of the host).
+func (s Sentence) BindsClient() bool {
+	return slices.Contains(s.Binds, Client)
 }
 
 // Inventory is every normative sentence of the texts one pack restates.
@@ -99,7 +115,8 @@ func LoadInventory(pack string) (*Inventory, error) {
 // ParseInventory reads an inventory from YAML and checks each entry on its
 // own: an id of the form DOCUMENT-section-n used once, a sentence and where
 // it is, known parties, and either requirements or a reason of a known kind,
-// never both and never neither.
+// never both and never neither; and a client_unchecked reason, of a known
+// kind, only beside requirements of a sentence binding both sides.
 func ParseInventory(data []byte) (*Inventory, error) {
 	var inv Inventory
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
@@ -133,7 +150,11 @@ func (s Sentence) check() error {
 	case len(s.Requirements) == 0 && s.Unchecked == "":
 		return fmt.Errorf("names no requirement and says not why (unchecked)")
 	case s.Unchecked != "" && !knownReason(s.Unchecked):
-		return fmt.Errorf("unchecked reason %q begins with none of %q, %q, %q", s.Unchecked, ClientOnly, NotObservable, OutOfScope)
+		return fmt.Errorf("unchecked reason %q begins with none of %q, %q", s.Unchecked, NotObservable, OutOfScope)
+	case s.ClientUnchecked != "" && (len(s.Requirements) == 0 || !s.BindsClient() || !s.BindsServer()):
+		return fmt.Errorf("client_unchecked is for a sentence binding a client and a server whose requirements judge the server")
+	case s.ClientUnchecked != "" && !knownReason(s.ClientUnchecked):
+		return fmt.Errorf("client_unchecked reason %q begins with none of %q, %q", s.ClientUnchecked, NotObservable, OutOfScope)
 	}
 	for _, p := range s.Binds {
 		if p != Client && p != ResourceServer && p != AuthorizationServer {
@@ -143,10 +164,9 @@ func (s Sentence) check() error {
 	return nil
 }
 
+// knownReason says whether r begins with a known kind of reason and goes on
+// to give one.
 func knownReason(r string) bool {
-	if strings.HasPrefix(r, ClientOnly) {
-		return true
-	}
 	for _, k := range []string{NotObservable, OutOfScope} {
 		if strings.HasPrefix(r, k) && strings.TrimSpace(r[len(k):]) != "" {
 			return true

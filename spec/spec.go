@@ -32,6 +32,19 @@ const (
 	Reference Level = "REFERENCE"
 )
 
+// Role says whom a requirement binds.
+type Role string
+
+// The roles. A requirement binds a server unless it says otherwise.
+const (
+	// ServerSide: the host, the MCP server or its authorization server, judged
+	// by the features the server half runs.
+	ServerSide Role = "server"
+	// ClientSide: an MCP client, judged by the client half's features
+	// (features/clients), which play the server against it.
+	ClientSide Role = "client"
+)
+
 // Requirement is one numbered requirement of the source document.
 type Requirement struct {
 	ID       string `yaml:"id"`
@@ -46,6 +59,16 @@ type Requirement struct {
 	// Needs are the capabilities (@needs-<name> tags) a run must offer to
 	// check the requirement: a cooperating authorization server, tokens.
 	Needs []string `yaml:"needs,omitempty"`
+	// Role is whom the requirement binds; "" is ServerSide.
+	Role Role `yaml:"role,omitempty"`
+}
+
+// Binds returns whom the requirement binds: its Role, ServerSide by default.
+func (r Requirement) Binds() Role {
+	if r.Role == "" {
+		return ServerSide
+	}
+	return r.Role
 }
 
 // Sections returns the source sections the requirement comes from, e.g. ["7.3", "8"].
@@ -103,6 +126,8 @@ func Parse(data []byte) (*Spec, error) {
 			return nil, fmt.Errorf("requirement %s: unknown level %q", r.ID, r.Level)
 		case r.Derived != "" && r.Level != Should:
 			return nil, fmt.Errorf("requirement %s: a derived requirement is a SHOULD, never %s", r.ID, r.Level)
+		case r.Role != "" && r.Role != ServerSide && r.Role != ClientSide:
+			return nil, fmt.Errorf("requirement %s: unknown role %q", r.ID, r.Role)
 		case r.Level == Reference && r.CheckedBy == "":
 			return nil, fmt.Errorf("requirement %s: a reference choice names the tests that check it (checked_by)", r.ID)
 		}

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cucumber/godog"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/features/clients"
 	"github.com/conform-mcp/conform/harness/runner"
 	"github.com/conform-mcp/conform/harness/target"
 	"github.com/conform-mcp/conform/spec"
@@ -38,6 +40,15 @@ var _ = Describe("the packs", func() {
 	It("refuses an unknown pack by naming the packs there are", func() {
 		_, err := spec.LoadPack("no-such-pack")
 		Expect(err).To(MatchError(ContainSubstring("packs: source, mcp-authorization")))
+	})
+
+	It("takes a requirement's role, server by default, and refuses an unknown one", func() {
+		s, err := spec.Parse([]byte("pack: p\ntitle: t\ndocument: d\nrequirements:\n- {id: A-1, section: '1', level: MUST, text: x}\n- {id: A-2, section: '1', level: MUST, text: y, role: client}\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.Requirements[0].Binds()).To(Equal(spec.ServerSide))
+		Expect(s.Requirements[1].Binds()).To(Equal(spec.ClientSide))
+		_, err = spec.Parse([]byte("pack: p\ntitle: t\ndocument: d\nrequirements:\n- {id: A-1, section: '1', level: MUST, text: x, role: proxy}\n"))
+		Expect(err).To(MatchError(ContainSubstring(`unknown role "proxy"`)))
 	})
 
 	It("refuses a file whose IDs repeat, or that names no pack", func() {
@@ -95,7 +106,7 @@ func coverage(pack string) {
 	It("checks every MUST and SHOULD requirement in at least one scenario, unless it says why not", func() {
 		var uncovered []string
 		for _, r := range sp.Requirements {
-			if r.Level == spec.Reference || r.Untested != "" {
+			if r.Level == spec.Reference || r.Untested != "" || r.Binds() == spec.ClientSide {
 				continue
 			}
 			if len(taggedBy[r.ID]) == 0 {
@@ -103,6 +114,16 @@ func coverage(pack string) {
 			}
 		}
 		Expect(uncovered).To(BeEmpty(), "requirements no scenario is tagged with")
+	})
+
+	It("tags no requirement that binds a client: the client half checks those", func() {
+		var misplaced []string
+		for id, ids := range taggedBy {
+			if r, ok := sp.Get(id); ok && r.Binds() == spec.ClientSide {
+				misplaced = append(misplaced, "@"+id+" on "+ids[0])
+			}
+		}
+		Expect(misplaced).To(BeEmpty())
 	})
 
 	It("does not tag a requirement that says it is untested", func() {
@@ -196,3 +217,79 @@ var _ = Describe("the order of sections", func() {
 		Expect(sections).To(Equal([]string{"2", "7", "7.9", "7.10", "10", "authorization", "authorization.9", "authorization.10"}))
 	})
 })
+
+// The client half's features (features/clients/<pack>) check the
+// requirements that bind a client, which the server half's never tag.
+var _ = Describe("coverage of the client requirements by the client features", func() {
+	for _, pack := range spec.Packs() {
+		Context("in pack "+pack, func() { clientCoverage(pack) })
+	}
+})
+
+// clientScenario is a scenario of the client half as its tags name it.
+type clientScenario struct {
+	name string
+	tags []string
+}
+
+func clientCoverage(pack string) {
+	var (
+		sp        *spec.Spec
+		scenarios []clientScenario
+	)
+
+	BeforeEach(func() {
+		var err error
+		sp, err = spec.LoadPack(pack)
+		Expect(err).NotTo(HaveOccurred())
+		feats, err := godog.TestSuite{Options: &godog.Options{FS: clients.FS, Paths: []string{pack}}}.RetrieveFeatures()
+		Expect(err).NotTo(HaveOccurred())
+		scenarios = nil
+		for _, f := range feats {
+			for _, p := range f.Pickles {
+				s := clientScenario{name: p.Uri + ": " + p.Name}
+				for _, t := range p.Tags {
+					s.tags = append(s.tags, t.Name)
+				}
+				scenarios = append(scenarios, s)
+			}
+		}
+	})
+
+	It("checks every client requirement in at least one client scenario", func() {
+		tagged := map[string]bool{}
+		for _, s := range scenarios {
+			for _, t := range s.tags {
+				tagged[strings.TrimPrefix(t, "@")] = true
+			}
+		}
+		var uncovered []string
+		for _, r := range sp.Requirements {
+			if r.Binds() == spec.ClientSide && r.Untested == "" && !tagged[r.ID] {
+				uncovered = append(uncovered, r.ID)
+			}
+		}
+		Expect(uncovered).To(BeEmpty())
+	})
+
+	It("tags each client scenario with client requirements of the pack only, and an @id: slug", func() {
+		var wrong []string
+		for _, s := range scenarios {
+			ids, slug := 0, false
+			for _, t := range s.tags {
+				slug = slug || strings.HasPrefix(t, "@id:")
+				if !requirementTag.MatchString(t) {
+					continue
+				}
+				ids++
+				if r, ok := sp.Get(strings.TrimPrefix(t, "@")); !ok || r.Binds() != spec.ClientSide {
+					wrong = append(wrong, t+" on "+s.name)
+				}
+			}
+			if ids == 0 || !slug {
+				wrong = append(wrong, s.name+" lacks a requirement tag or an @id: slug")
+			}
+		}
+		Expect(wrong).To(BeEmpty())
+	})
+}

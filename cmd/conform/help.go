@@ -9,7 +9,7 @@ import (
 )
 
 // rootShort is the one line conform's help starts with.
-const rootShort = "Conformance suite for MCP servers, one specification pack per document checked"
+const rootShort = "Conformance suite for MCP servers and clients, one specification pack per document checked"
 
 // rootLong is conform's help: what it does, and every pack it carries with
 // the pack's own title, listed from the packs themselves so that a pack
@@ -17,7 +17,9 @@ const rootShort = "Conformance suite for MCP servers, one specification pack per
 func rootLong() string {
 	var b strings.Builder
 	b.WriteString("conform runs a specification pack's scenarios against a target and reports each\n" +
-		"departure with the requirement it breaks and the HTTP exchanges that show it.\n\n" +
+		"departure with the requirement it breaks and the HTTP exchanges that show it.\n" +
+		"Each pack has a client half too: conform run --spec NAME --client 'COMMAND {url}'\n" +
+		"plays the pack's servers and judges the requests of the MCP client COMMAND runs.\n\n" +
 		"Specification packs (conform run --spec NAME):\n")
 	packs, err := spec.LoadAll()
 	if err != nil {

@@ -14,12 +14,16 @@ import (
 
 func listCommand(stdout io.Writer) *cobra.Command {
 	var tags, pack string
-	var asJSON bool
+	var asJSON, client bool
 	cmd := &cobra.Command{
 		Use:   "list [SECTION...]",
 		Short: "List every scenario with its pack, IDs, requirement IDs and capability tags; runs nothing",
 		RunE: func(_ *cobra.Command, sections []string) error {
-			scenarios, err := runner.List(pack, tags, sections)
+			list := runner.List
+			if client {
+				list = runner.ListClient
+			}
+			scenarios, err := list(pack, tags, sections)
 			if err != nil {
 				return usage("%v", err)
 			}
@@ -44,6 +48,7 @@ func listCommand(stdout io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&tags, "tags", "", "tag expression")
 	cmd.Flags().StringVar(&pack, "spec", spec.Source, "specification pack: "+strings.Join(spec.Packs(), ", "))
+	cmd.Flags().BoolVar(&client, clientFlag, false, "list the client half's scenarios, which judge an MCP client (conform run --client)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array, one object per scenario, for programs")
 	completePack(cmd)
 	return cmd

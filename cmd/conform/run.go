@@ -26,10 +26,10 @@ import (
 )
 
 type runFlags struct {
-	target, profile, tags, format, expected, pack, scenario, stateDir string
-	strict                                                            bool
-	concurrency                                                       int
-	connection                                                        connectionFlags
+	target, profile, tags, format, expected, pack, scenario, stateDir, client string
+	strict                                                                    bool
+	concurrency                                                               int
+	connection                                                                connectionFlags
 }
 
 func runCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -54,6 +54,13 @@ source pack: an anonymous tools/list answering 200 with a JSON-RPC result,
 source 7.5 step 1), and each credential supplied must be served by the instance
 that issued it.
 
+With --client, or a profile whose client: block is all it holds, conform judges
+an MCP client instead: for each scenario of the pack's client half it plays a
+scripted MCP server (and its authorization server on another origin), runs the
+command through sh with {url}, {state_dir}, {tool} and {args} filled in, stands
+in for the person at the browser (through $BROWSER and any authorization URL the
+client prints), and judges every request the client sent.
+
 Exit codes: 0 every selected scenario ran, and no failure counts against the
 host (a SHOULD's failure counts only with --strict); 1 at least one failed, or
 the target is not of the pack's kind; 2 usage or profile error, or a supplied
@@ -72,6 +79,7 @@ credential not served; 3 none failed but some could not run.`,
 	fl.BoolVar(&f.strict, "strict", false, "let SHOULD-level failures fail the run too")
 	fl.IntVar(&f.concurrency, "concurrency", runner.DefaultConcurrency, "how many scenarios run at once (those that move the host's clock, read back a shared file or must come last run alone); the verdicts and the report are the same whatever it is")
 	fl.StringVar(&f.expected, "expected-failures", "", "file of scenario IDs or stable IDs (as conform list prints them) that may fail without failing the run")
+	fl.StringVar(&f.client, clientFlag, "", "judge an MCP client instead of a server: run the client half of the pack against this command, run through sh for each scenario with {url} (the MCP endpoint of the server conform plays), {state_dir}, {tool} and {args} filled in")
 	fl.StringVar(&f.scenario, "scenario", "", "run this one scenario alone, named by its ID or stable ID (as conform list prints them)")
 	f.connection.bind(fl)
 	completeRun(cmd)
@@ -104,6 +112,13 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 		if _, err := runner.LookupPack(f.pack); err != nil {
 			return usage("%v", err)
 		}
+	}
+	client, err := clientProfile(f)
+	if err != nil {
+		return err
+	}
+	if client != nil {
+		return runClientHalf(ctx, f, client, sections, outputs, expected, stdout, stderr)
 	}
 	connection, err := f.connection.parse(stderr)
 	if err != nil {
@@ -173,21 +188,7 @@ func runSuite(ctx context.Context, f runFlags, sections []string, stdout, stderr
 	if err != nil {
 		return usage("%v", err)
 	}
-	for id := range expected {
-		if !ranScenario(run, id) {
-			fmt.Fprintf(stderr, "conform: expected failure %q is not among the scenarios run\n", id)
-		}
-	}
-	if err := report.WriteAll(outputs, stdout, run); err != nil {
-		return &exitError{code: outcome.ExitUsage, err: fmt.Errorf("write reports: %w", err)}
-	}
-	if err := briefWhenOnlyFiles(outputs, stderr, run); err != nil {
-		return &exitError{code: outcome.ExitUsage, err: err}
-	}
-	if code := run.ExitCode(); code != outcome.ExitPassed {
-		return &exitError{code: code}
-	}
-	return nil
+	return finishRun(run, outputs, expected, stdout, stderr)
 }
 
 // loadProfile reads what to run against: a profile, or a bare URL with the

@@ -208,8 +208,11 @@ func (h *Host) register(w http.ResponseWriter, r *http.Request) {
 }
 
 // registrable says whether registration takes a redirect URI: https or a
-// loopback http one, without a fragment (security.3, OAuth 2.1 2.3), unless
-// a variant takes more.
+// loopback http one, the name localhost included, without a fragment
+// (security.3: "All redirect URIs MUST be either localhost or use HTTPS";
+// OAuth 2.1 2.3), unless a variant takes more. localhost is only NOT
+// RECOMMENDED for the client (OAuth 2.1 8.4.2), so refusing it would be
+// stricter than the text.
 func (h *Host) registrable(u string) bool {
 	p, err := url.Parse(u)
 	switch {
@@ -217,7 +220,7 @@ func (h *Host) registrable(u string) bool {
 		return true
 	case err != nil || p.Fragment != "" || strings.Contains(u, "#"):
 		return false
-	case p.Scheme == "https" || p.Scheme == "http" && loopback(p.Hostname()):
+	case p.Scheme == "https" || p.Scheme == "http" && (loopback(p.Hostname()) || p.Hostname() == "localhost"):
 		return true
 	case p.Scheme == "http":
 		return h.breaks[PlainRedirectHonoured] || h.breaks[PlainRedirectRegisteredNotUsed]

@@ -81,6 +81,14 @@ const SecondID = "conform-second"
 
 // Start runs a fake with the given departures.
 func Start(breaks ...Break) *Host {
+	h := newHost(breaks)
+	h.serve(httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource)), httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization)))
+	return h
+}
+
+// newHost is a fake that departs in breaks and what they imply, with its
+// clients registered beforehand, not yet serving.
+func newHost(breaks []Break) *Host {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]string{},
 		clients: map[string][]string{}, native: map[string]bool{}, secrets: map[string]string{},
 		rotated: map[string]string{}, codes: map[string]*code{}, refresh: map[string]grant{}}
@@ -95,16 +103,19 @@ func Start(breaks ...Break) *Host {
 		h.secrets[ConfidentialID] = ConfidentialSecret
 	}
 	h.clients[SecondID] = []string{profile.Default("").MCPAuthorization.RedirectURI}
-	// Both URLs are known before either serves, since each handler reads
-	// both; the handlers read them from the Host, never from a server whose
-	// Start is still setting its own.
-	h.RS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveResource))
-	h.AS = httptest.NewUnstartedServer(http.HandlerFunc(h.serveAuthorization))
+	return h
+}
+
+// serve starts rs and as, unstarted servers whose listeners are open. Both
+// URLs are known before either serves, since each handler reads both; the
+// handlers read them from the Host, never from a server whose Start is
+// still setting its own.
+func (h *Host) serve(rs, as *httptest.Server) {
+	h.RS, h.AS = rs, as
 	h.rsURL = "http://" + h.RS.Listener.Addr().String()
 	h.asURL = "http://" + h.AS.Listener.Addr().String()
 	h.RS.Start()
 	h.AS.Start()
-	return h
 }
 
 // Close stops both servers.

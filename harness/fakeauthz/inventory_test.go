@@ -183,6 +183,15 @@ var _ = Describe("the variants for the drafted requirements", func() {
 			status, _, _ := run(start())
 			Expect(status).To(Equal(http.StatusBadRequest))
 		})
+		It("is no plain redirect URI when its host is localhost, which security.3 admits beside https", func() {
+			h := start()
+			local := "http://localhost:8765/cb"
+			status, reg := register(h, map[string]any{"redirect_uris": []string{local}})
+			Expect(status).To(Equal(http.StatusCreated))
+			code, back, _ := authorize(h, authRequest(h, reg["client_id"].(string), func(q url.Values) { q.Set("redirect_uri", local) }))
+			Expect(code).To(Equal(http.StatusFound))
+			Expect(back.Get("code")).NotTo(BeEmpty())
+		})
 		It("gets a code under PlainRedirectHonoured", func() {
 			_, status, back := run(start(fakeauthz.PlainRedirectHonoured))
 			Expect(status).To(Equal(http.StatusFound))

@@ -11,10 +11,12 @@ import (
 )
 
 // servers are the directories of the fake servers, which serve the
-// well-known documents rather than ask for them. They spell the paths on
-// their own, from the RFCs, so that a mistake in the client's spelling is
-// not mirrored by the fakes the break suites run it against.
-var servers = []string{"harness/fakehost", "harness/fakeauthz"}
+// well-known documents rather than ask for them, and of the client half's
+// scripted servers and judges, which watch a client ask for them. They spell
+// the paths on their own, from the RFCs, so that a mistake in the client's
+// spelling is not mirrored by the fakes the break suites run it against,
+// nor by the judges of a client built on this package (fakeclient).
+var servers = []string{"harness/fakehost", "harness/fakeauthz", "harness/scripted", "harness/clientsteps"}
 
 var _ = Describe("the well-known URI suffixes", func() {
 	It("are each written in one non-test Go file of harness/ and cmd/, outside the fake servers", func() {

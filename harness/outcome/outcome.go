@@ -139,8 +139,11 @@ type Run struct {
 	Strict   bool          `json:"strict"`
 	// Revision is the MCP revision the target took ("" when no reply showed
 	// one): 2026-07-28, or the version an earlier server chose in initialize.
-	Revision string   `json:"mcp_revision,omitempty"`
-	Results  []Result `json:"results"`
+	Revision string `json:"mcp_revision,omitempty"`
+	// Role is the side of the conversation judged: "" for a server at
+	// Target, spec.ClientSide for the client Target names the command of.
+	Role    spec.Role `json:"role,omitempty"`
+	Results []Result  `json:"results"`
 }
 
 // Counts tallies results by status.

@@ -52,6 +52,8 @@ type Profile struct {
 	// mcp-authorization pack takes the target as the endpoint itself, at
 	// any path, as MCP clients take it (EndpointFromTarget).
 	MCPEndpoint string `yaml:"-"`
+	// Client is the user's MCP client, for the client half of a pack.
+	Client *Client `yaml:"client,omitempty"`
 }
 
 // Peer is a second instance of the host software.
@@ -236,6 +238,16 @@ func Parse(data []byte) (Profile, error) {
 // mistake in the profile is a usage error that names the key, never a
 // departure blamed on the host.
 func (p Profile) Validate() error {
+	if p.Client != nil {
+		if err := p.Client.Validate(); err != nil {
+			return err
+		}
+		// A profile for the client half alone names no target: conform
+		// plays the servers.
+		if p.Target == "" && !p.Keys["target"] {
+			return nil
+		}
+	}
 	if err := checkURL("target", p.Target); err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package profile_test
 import (
 	"os"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -191,5 +192,18 @@ var _ = Describe("the MCP endpoint of the mcp-authorization pack", func() {
 		root.SetTarget("--target", "https://mcp.example.com")
 		root.EndpointFromTarget()
 		Expect(root.MCPEndpoint).To(Equal("https://mcp.example.com"))
+	})
+})
+
+var _ = Describe("a profile's client: block", func() {
+	It("runs the client half without a target, and checks the command names {url}", func() {
+		p, err := profile.Parse([]byte("client:\n  command: my-client {url}\n  env: {A: b}\n  timeout: 90s\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Client.Environment()).To(Equal([]string{"A=b"}))
+		Expect(p.Client.TimeoutOrDefault()).To(Equal(90 * time.Second))
+		_, err = profile.Parse([]byte("client:\n  command: my-client\n"))
+		Expect(err).To(MatchError(ContainSubstring("client.command names no {url}")))
+		_, err = profile.Parse([]byte("client:\n  command: my-client {url}\n  timeout: soon\n"))
+		Expect(err).To(MatchError(ContainSubstring("client.timeout")))
 	})
 })

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/spec"
 )
 
 // Writer renders a finished run.
@@ -220,6 +221,14 @@ func headline(run outcome.Run, r outcome.Result) string {
 	return b.String()
 }
 
+// judged names what the run judged: the host, or the client.
+func judged(run outcome.Run) string {
+	if run.Role == spec.ClientSide {
+		return "client"
+	}
+	return "host"
+}
+
 // exitMeaning says which exit code the run ends with and why, in the terms
 // of PRODUCT.md section 3. A run whose only failures are tolerated says that
 // none counts, and why, rather than that everything passed.
@@ -229,7 +238,7 @@ func exitMeaning(run outcome.Run) string {
 	switch code {
 	case outcome.ExitPassed:
 		if c.Tolerated > 0 {
-			return "exit 0: every selected scenario ran, and no failure counts against the host " + toleratedWhy(run)
+			return "exit 0: every selected scenario ran, and no failure counts against the " + judged(run) + " " + toleratedWhy(run)
 		}
 		if c.NotApplicable > 0 {
 			return fmt.Sprintf("exit 0: every selected scenario that applies ran and passed (%s not applicable)", plural(c.NotApplicable, "scenario", "scenarios"))
@@ -241,13 +250,13 @@ func exitMeaning(run outcome.Run) string {
 		}
 		notRun := plural(c.NotRun-c.NotApplicable, "scenario", "scenarios")
 		if c.Tolerated > 0 {
-			return fmt.Sprintf("exit 3: incomplete, %s could not run, and no failure counts against the host %s", notRun, toleratedWhy(run))
+			return fmt.Sprintf("exit 3: incomplete, %s could not run, and no failure counts against the %s %s", notRun, judged(run), toleratedWhy(run))
 		}
 		return fmt.Sprintf("exit 3: incomplete, nothing failed but %s could not run", notRun)
 	}
 	var why []string
 	if n := c.Failed - c.Tolerated; n > 0 {
-		why = append(why, plural(n, "failure counts", "failures count")+" against the host")
+		why = append(why, plural(n, "failure counts", "failures count")+" against the "+judged(run))
 	}
 	if c.HarnessErrors > 0 {
 		why = append(why, plural(c.HarnessErrors, "harness error", "harness errors"))
@@ -293,6 +302,10 @@ func runLine(run outcome.Run) string {
 	mode := ""
 	if run.Strict {
 		mode = ", strict"
+	}
+	if run.Role == spec.ClientSide {
+		return fmt.Sprintf("conform run of the client half of pack %s against the client %s, started %s, took %s%s",
+			run.Pack, run.Target, stamp(run.Started), span(run.Duration), mode)
 	}
 	return fmt.Sprintf("conform run of pack %s against %s (%s), started %s, took %s%s",
 		run.Pack, run.Target, revision(run), stamp(run.Started), span(run.Duration), mode)

@@ -15,13 +15,6 @@ import (
 	"github.com/conform-mcp/conform/spec"
 )
 
-// Role says which side of an MCP conversation a pack judges.
-type Role string
-
-// Server is the role of a pack that sends requests to a host or server at a
-// URL and judges its answers.
-const Server Role = "server"
-
 // Pack is one specification pack as conform runs it: a value, so that adding
 // a pack is adding one to Packs. Its requirements are spec's pack of the same
 // name; everything else a run needs of it is here.
@@ -29,7 +22,7 @@ type Pack struct {
 	// Name is the pack's name on the command line and in every report.
 	Name string
 	// Role is the side of the conversation the pack judges.
-	Role Role
+	Role spec.Role
 	// Features is where the pack's features are among the embedded ones:
 	// a glob of files, or a folder.
 	Features string
@@ -66,7 +59,7 @@ type Preflight struct {
 var packs = []*Pack{
 	{
 		Name:     spec.Source,
-		Role:     Server,
+		Role:     spec.ServerSide,
 		Features: "*.feature",
 		Preflight: Preflight{
 			Demand: "an anonymous tools/list answering HTTP 200 with a JSON-RPC result (source 7.5, step 1), and every credential supplied accepted by the instance that issued it",
@@ -80,7 +73,7 @@ var packs = []*Pack{
 	},
 	{
 		Name:     spec.Authorization,
-		Role:     Server,
+		Role:     spec.ServerSide,
 		Features: spec.Authorization,
 		Preflight: Preflight{
 			Demand: "an anonymous request to the MCP endpoint answered as an MCP server answers (a JSON-RPC message, or a Bearer challenge), and every credential supplied accepted by the server",

@@ -71,42 +71,17 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	tags, err := Selection(sp, opts.Tags, opts.Sections)
+	tags, paths, only, err := selectScenarios(fsys, pack, sp, opts.Tags, opts.Sections, opts.Scenario)
 	if err != nil {
 		return outcome.Run{}, err
-	}
-	paths, err := packPaths(fsys, pack)
-	if err != nil {
-		return outcome.Run{}, err
-	}
-	var only string
-	if opts.Scenario != "" {
-		one, err := findIn(fsys, pack, sp, opts.Scenario)
-		if err != nil {
-			return outcome.Run{}, err
-		}
-		// Its @id: tag selects the scenario, every row of an outline; the
-		// rows but the one asked for are then skipped unseen.
-		only = one.ID
-		for _, t := range one.Tags {
-			if strings.HasPrefix(t, idTag) {
-				tags = and(tags, t)
-			}
-		}
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
 	notes := steps.NewNotes()
-	col := &collector{
-		spec: sp, notes: notes, observer: opts.Observer, expected: opts.Expected, now: now, only: only,
-		nodes: map[string]node{}, names: map[string]string{}, running: map[string]*inflight{},
-	}
-	// godog finds formatters by name in a global registry; a name per run
-	// keeps concurrent runs (tests) apart.
-	name := fmt.Sprintf("conform-collector-%d", runs.Add(1))
-	godog.Format(name, "builds the conform outcome model", func(string, io.Writer) formatters.Formatter { return col })
+	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
+	name := col.register()
 
 	suite := steps.NewSuite(opts.Target, notes)
 	suite.Only = only
@@ -132,16 +107,7 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		status := godog.TestSuite{
 			Name:                "conform",
 			ScenarioInitializer: pack.Vocabulary(suite),
-			Options: &godog.Options{
-				Format:         name,
-				Strict:         true,
-				FS:             fsys,
-				Paths:          passPaths,
-				Tags:           pass.tags,
-				Output:         io.Discard,
-				Concurrency:    pass.concurrency,
-				DefaultContext: ctx,
-			},
+			Options:             suiteOptions(ctx, name, fsys, passPaths, pass),
 		}.Run()
 		if status == 2 {
 			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass.tags)
@@ -151,6 +117,67 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	run.Revision = suite.MCP.Revision()
 	run.Results = col.ordered()
 	return run, refused
+}
+
+// selectScenarios turns a run's selection into godog's: the tag expression,
+// the pack's feature paths, and the ID of the one scenario asked for ("" for
+// all selected).
+func selectScenarios(fsys fs.FS, pack *Pack, sp *spec.Spec, tagExpr string, sections []string, scenario string) (tags string, paths []string, only string, err error) {
+	tags, err = Selection(sp, tagExpr, sections)
+	if err != nil {
+		return "", nil, "", err
+	}
+	paths, err = packPaths(fsys, pack)
+	if err != nil {
+		return "", nil, "", err
+	}
+	if scenario != "" {
+		one, err := findIn(fsys, pack, sp, scenario)
+		if err != nil {
+			return "", nil, "", err
+		}
+		// Its @id: tag selects the scenario, every row of an outline; the
+		// rows but the one asked for are then skipped unseen.
+		only = one.ID
+		for _, t := range one.Tags {
+			if strings.HasPrefix(t, idTag) {
+				tags = and(tags, t)
+			}
+		}
+	}
+	return tags, paths, only, nil
+}
+
+// newCollector is a run's collector of the outcome model.
+func newCollector(sp *spec.Spec, notes *steps.Notes, observer Observer, expected map[string]bool, now func() time.Time, only string) *collector {
+	return &collector{
+		spec: sp, notes: notes, observer: observer, expected: expected, now: now, only: only,
+		nodes: map[string]node{}, names: map[string]string{}, running: map[string]*inflight{},
+	}
+}
+
+// register makes the collector a godog formatter and returns its name.
+// godog finds formatters by name in a global registry; a name per run keeps
+// concurrent runs (tests) apart.
+func (c *collector) register() string {
+	name := fmt.Sprintf("conform-collector-%d", runs.Add(1))
+	godog.Format(name, "builds the conform outcome model", func(string, io.Writer) formatters.Formatter { return c })
+	return name
+}
+
+// suiteOptions are godog's options for one pass: always Strict, reported to
+// the collector named format only.
+func suiteOptions(ctx context.Context, format string, fsys fs.FS, paths []string, p pass) *godog.Options {
+	return &godog.Options{
+		Format:         format,
+		Strict:         true,
+		FS:             fsys,
+		Paths:          paths,
+		Tags:           p.tags,
+		Output:         io.Discard,
+		Concurrency:    p.concurrency,
+		DefaultContext: ctx,
+	}
 }
 
 // DefaultConcurrency is how many scenarios conform runs at once unless told

@@ -1,5 +1,6 @@
-// The servers and helpers scripts/realworld/go-sdk-*.sh judge: a module of
-// their own, so the conform module neither builds nor vets them.
+// The servers and helpers scripts/realworld/go-sdk-*.sh judge, and the
+// client scripts/realclients/run.sh judges: a module of their own, so the
+// conform module neither builds nor vets them.
 module github.com/conform-mcp/conform/scripts/realworld/gosdk
 
 go 1.26.0

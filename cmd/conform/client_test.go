@@ -1,0 +1,66 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+)
+
+// The client half through the command line: conform plays the servers and
+// runs the user's client, here the harness's reference client and one of its
+// breaks, whose verdicts the client half's own tests prove in full.
+var _ = Describe("conform run --client", func() {
+	var fakeclient string
+	BeforeEach(func() {
+		var err error
+		fakeclient, err = gexec.Build("github.com/conform-mcp/conform/harness/fakeclient/cmd/fakeclient")
+		Expect(err).NotTo(HaveOccurred())
+	})
+	command := func(extra string) string {
+		return fakeclient + " -pack source -url {url} -state {state_dir} -tool {tool} -args {args}" + extra
+	}
+
+	It("judges a client that keeps the source document's client rules as passing them all", func() {
+		s := exits(conform(nil, "run", "--client", command(""), "--format", "pretty"), 0)
+		Expect(stdout(s)).To(ContainSubstring("conform run of the client half of pack source against the client"))
+		Expect(stdout(s)).To(ContainSubstring("6 passed, 0 failed"))
+		Expect(stderr(s)).To(ContainSubstring("conform plays the servers"))
+	})
+
+	It("fails exactly the rule a client breaks, naming it, a SHOULD deciding the exit code only with --strict", func() {
+		s := exits(conform(nil, "run", "--client", command(" -break is-error-ignored"), "--format", "pretty"), 0)
+		Expect(stdout(s)).To(ContainSubstring("CLI-17  SHOULD  1 scenario, tolerated"))
+		Expect(stdout(s)).To(ContainSubstring("no failure counts against the client"))
+		Expect(stdout(s)).To(ContainSubstring("5 passed, 1 failed (1 tolerated)"))
+		s = exits(conform(nil, "run", "--strict", "--client", command(" -break is-error-ignored"), "--format", "pretty"), 1)
+		Expect(stdout(s)).To(ContainSubstring("1 failure counts against the client"))
+	})
+
+	It("leaves what needs a tool call not run when no command names {tool}", func() {
+		s := exits(conform(nil, "run", "--client", fakeclient+" -pack source -url {url} -state {state_dir}", "--format", "progress"), 3)
+		Expect(stdout(s)).To(ContainSubstring("neither client command names {tool}"))
+	})
+
+	It("runs the client a profile's client: block names, with its tool command", func() {
+		profile := filepath.Join(GinkgoT().TempDir(), "client.yaml")
+		Expect(os.WriteFile(profile, []byte("client:\n  command: "+fakeclient+" -pack source -url {url} -state {state_dir}\n  tool_command: "+command("")+"\n  timeout: 30s\n"), 0o600)).To(Succeed())
+		s := exits(conform(nil, "run", "--profile", profile, "--format", "progress"), 0)
+		Expect(stdout(s)).To(ContainSubstring("6 passed, 0 failed"))
+	})
+
+	It("lists the client half's scenarios with list --client, apart from the server half's", func() {
+		ids := listed("--client", "--spec", "mcp-authorization")
+		Expect(ids).To(ContainElement(ContainSubstring("The client uses PKCE with S256")))
+		Expect(listed("--spec", "mcp-authorization")).NotTo(ContainElement(ContainSubstring("The client uses PKCE with S256")))
+	})
+
+	It("takes a command without {url}, or beside --target, as the user's mistake", func() {
+		s := exits(conform(nil, "run", "--client", "true"), 2)
+		Expect(stderr(s)).To(ContainSubstring("names no {url}"))
+		s = exits(conform(nil, "run", "--client", command(""), "--target", "http://127.0.0.1:9/mcp"), 2)
+		Expect(stderr(s)).To(ContainSubstring("give one of them"))
+	})
+})

@@ -1,0 +1,42 @@
+// Command fakeclient runs the harness's test MCP client once (package
+// fakeclient): the compliant reference client, or with -break a client
+// that departs from one requirement. The client half's tests run it as the
+// user's client command; it opens authorization URLs through $BROWSER.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/conform-mcp/conform/harness/fakeclient"
+)
+
+func main() {
+	var o fakeclient.Options
+	var breaks string
+	flag.StringVar(&o.Pack, "pack", fakeclient.Authorization, "the client rules to follow: mcp-authorization or source")
+	flag.StringVar(&o.URL, "url", "", "the MCP endpoint")
+	flag.StringVar(&o.StateDir, "state", "", "where to keep client IDs and tokens between runs")
+	flag.StringVar(&o.Tool, "tool", "", "a tool to call (tools/list when empty)")
+	flag.StringVar(&o.Args, "args", "", "the tool's arguments, a JSON object")
+	flag.StringVar(&breaks, "break", "", "departures to make, separated by commas")
+	flag.Parse()
+	for _, b := range strings.Split(breaks, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			o.Breaks = append(o.Breaks, fakeclient.Break(b))
+		}
+	}
+	o.Browser = os.Getenv("BROWSER")
+	o.Out = os.Stdout
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := fakeclient.Run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "fakeclient:", err)
+		stop()
+		os.Exit(1)
+	}
+}

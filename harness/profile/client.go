@@ -1,0 +1,73 @@
+package profile
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Client is how conform runs the user's MCP client for the client half of a
+// pack (conform run --client): conform plays the servers, so a profile that
+// holds a client needs no target.
+type Client struct {
+	// Command runs the client once through sh, with {url} (the scenario's
+	// MCP endpoint), {state_dir} (a directory that lasts for the whole run),
+	// and, when it calls a tool, {tool} and {args}.
+	Command string `yaml:"command"`
+	// ToolCommand is a second command for the scenarios that need the
+	// client to call a tool, when Command names no {tool}.
+	ToolCommand string `yaml:"tool_command"`
+	// Env is added to the client's environment.
+	Env map[string]string `yaml:"env"`
+	// Timeout bounds one run of the client (a Go duration, "90s"); a
+	// minute when empty.
+	Timeout string `yaml:"timeout"`
+}
+
+// DefaultClientTimeout bounds one run of the client when the profile does
+// not.
+const DefaultClientTimeout = time.Minute
+
+// TimeoutOrDefault is the client's timeout, parsed.
+func (c Client) TimeoutOrDefault() (time.Duration, error) {
+	if c.Timeout == "" {
+		return DefaultClientTimeout, nil
+	}
+	d, err := time.ParseDuration(c.Timeout)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("profile: client.timeout must be a positive duration such as 90s, got %q", c.Timeout)
+	}
+	return d, nil
+}
+
+// Environment is Env as KEY=VALUE, sorted, for the client's process.
+func (c Client) Environment() []string {
+	var env []string
+	for k, v := range c.Env {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
+}
+
+// Validate checks what running the client needs: a command that names
+// {url}, since a client never given the scripted server's URL could only
+// talk to something else.
+func (c Client) Validate() error {
+	if strings.TrimSpace(c.Command) == "" {
+		return fmt.Errorf("profile: client.command is required to run a client (or give --client)")
+	}
+	for key, cmd := range map[string]string{"client.command": c.Command, "client.tool_command": c.ToolCommand} {
+		if cmd != "" && !strings.Contains(cmd, "{url}") {
+			return fmt.Errorf("profile: %s names no {url}: the client must be pointed at the scenario's MCP endpoint", key)
+		}
+	}
+	for k := range c.Env {
+		if k == "" || strings.ContainsAny(k, "= ") {
+			return fmt.Errorf("profile: client.env key %q is not an environment variable name", k)
+		}
+	}
+	_, err := c.TimeoutOrDefault()
+	return err
+}

@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"github.com/conform-mcp/conform/features/clients"
+	"github.com/conform-mcp/conform/harness/clientsteps"
+	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/steps"
+	"github.com/conform-mcp/conform/spec"
+)
+
+// ClientOptions select the client half of a pack and the client it judges:
+// conform plays the pack's scripted servers, runs Client.Command against
+// them, and judges the requests the client sends (features/clients).
+type ClientOptions struct {
+	// Pack names the pack whose client half runs; "" is the default.
+	Pack string
+	// Client is how the user's client is run. Its StateDir, when "", is a
+	// directory the run makes and removes.
+	Client clientsteps.Config
+	// Tags, Sections, Scenario, Strict, Expected and Observer are as in
+	// Options.
+	Tags     string
+	Sections []string
+	Scenario string
+	Strict   bool
+	Expected map[string]bool
+	Observer Observer
+	// Now is the clock for durations; time.Now when nil.
+	Now func() time.Time
+}
+
+// ClientHalf returns the client half of the pack named name ("" is the
+// default): the same requirements, whose role: client ones its features
+// (clients.FS, in a folder named after the pack) check.
+func ClientHalf(name string) (*Pack, error) {
+	p, err := LookupPack(name)
+	if err != nil {
+		return nil, err
+	}
+	return &Pack{Name: p.Name, Role: spec.ClientSide, Features: p.Name}, nil
+}
+
+// RunClient runs the client half of a pack against the user's client. Its
+// scenarios run one at a time, in file order: each starts the client, and a
+// real client keeps what it stores in one state directory for the whole
+// run, which two starts at once could both write.
+func RunClient(ctx context.Context, opts ClientOptions) (outcome.Run, error) {
+	return runClient(ctx, opts, clients.FS)
+}
+
+func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run, error) {
+	pack, err := ClientHalf(opts.Pack)
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	sp, err := spec.LoadPack(pack.Name)
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	tags, paths, only, err := selectScenarios(fsys, pack, sp, opts.Tags, opts.Sections, opts.Scenario)
+	if err != nil {
+		return outcome.Run{}, err
+	}
+	cfg := opts.Client
+	cfg.Pack = pack.Name
+	if cfg.StateDir == "" {
+		dir, err := os.MkdirTemp("", "conform-client-state-")
+		if err != nil {
+			return outcome.Run{}, fmt.Errorf("make the client's state directory: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.StateDir = dir
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	notes := steps.NewNotes()
+	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
+	name := col.register()
+	run := outcome.Run{Target: cfg.Command, Pack: sp.Pack, Role: spec.ClientSide, Started: now(), Strict: opts.Strict}
+	// One initializer for every pass: the control, run once, is shared
+	// through it.
+	initialize := clientsteps.Initializer(cfg, notes)
+	var refused error
+	for _, pass := range passes(tags, 1) {
+		if refused != nil || ctx.Err() != nil {
+			break
+		}
+		col.setPass(pass.order)
+		status := godog.TestSuite{
+			Name:                "conform-client",
+			ScenarioInitializer: initialize,
+			Options:             suiteOptions(ctx, name, fsys, paths, pass),
+		}.Run()
+		if status == 2 {
+			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass.tags)
+		}
+	}
+	run.Duration = now().Sub(run.Started)
+	run.Results = col.ordered()
+	return run, refused
+}
+
+// ListClient returns the selected scenarios of a pack's client half ("" for
+// the default pack) without running any.
+func ListClient(pack, tags string, sections []string) ([]Listing, error) {
+	p, err := ClientHalf(pack)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := spec.LoadPack(p.Name)
+	if err != nil {
+		return nil, err
+	}
+	expr, err := Selection(sp, tags, sections)
+	if err != nil {
+		return nil, err
+	}
+	return listIn(clients.FS, p, sp, expr)
+}
