@@ -338,7 +338,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	case q.Get("response_type") != "code" && !h.breaks[ResponseTypeIgnored]:
 		back(url.Values{"error": {"unsupported_response_type"}})
 		return
-	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired] && !(confidential && h.breaks[ConfidentialPKCEOptional]):
+	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired] && !(confidential && (h.breaks[ConfidentialPKCEOptional] || h.breaks[ChallengeEnforcedAtToken])):
 		back(url.Values{"error": {missingChallenge}, "error_description": {"code_challenge required"}})
 		return
 	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !((h.breaks[PlainAccepted] || h.breaks[PlainHonoured]) && q.Get("code_challenge_method") == "plain"):

@@ -335,6 +335,12 @@ const (
 	// must be judged with a public client only). Implies
 	// ConfidentialRegistration.
 	ConfidentialPKCEOptional Break = "confidential-pkce-optional"
+	// ChallengeEnforcedAtToken, a compliant choice, issues codes without
+	// code_challenge to confidential clients but refuses to redeem them,
+	// with invalid_grant (PKCE-6 passes: OAuth 2.1 4.1.3, "the
+	// authorization server MUST reject the token request"). Implies
+	// ConfidentialRegistration.
+	ChallengeEnforcedAtToken Break = "challenge-enforced-at-token"
 	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
 	// OAuth 2.1 4.1.2).
 	ChallengeInCode Break = "challenge-in-code"
@@ -528,6 +534,7 @@ const (
 // departures the endpoint.
 var implies = map[Break][]Break{
 	ConfidentialPKCEOptional:     {ConfidentialRegistration},
+	ChallengeEnforcedAtToken:     {ConfidentialRegistration},
 	SecretPostRefused:            {ConfidentialRegistration},
 	SecretNotChecked:             {ConfidentialRegistration},
 	BasicFailureNoChallenge:      {ConfidentialRegistration},
