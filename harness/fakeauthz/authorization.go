@@ -330,6 +330,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 			}
 		}
 	}
+	if h.breaks[StateEntropyRequired] && len(q.Get("state")) < 8 {
+		back(url.Values{"error": {"invalid_state"}, "error_description": {"state must be at least 8 characters long"}})
+		return
+	}
 	missingChallenge := "invalid_request"
 	if h.breaks[ChallengeMissingWrongError] {
 		missingChallenge = "access_denied"

@@ -335,6 +335,12 @@ const (
 	// must be judged with a public client only). Implies
 	// ConfidentialRegistration.
 	ConfidentialPKCEOptional Break = "confidential-pkce-optional"
+	// StateEntropyRequired, a compliant choice, refuses an authorization
+	// request whose state is missing or shorter than 8 characters with
+	// error=invalid_state, as ORY Hydra does for their entropy: OAuth 2.1
+	// has a client send one-time CSRF tokens in state (2.3.3), so a client's
+	// flow must pass it.
+	StateEntropyRequired Break = "state-entropy-required"
 	// ChallengeEnforcedAtToken, a compliant choice, issues codes without
 	// code_challenge to confidential clients but refuses to redeem them,
 	// with invalid_grant (PKCE-6 passes: OAuth 2.1 4.1.3, "the

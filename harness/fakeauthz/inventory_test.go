@@ -223,6 +223,14 @@ var _ = Describe("the variants for the drafted requirements", func() {
 		Expect(back.Get("error")).To(Equal("invalid_request"))
 	})
 
+	It("StateEntropyRequired refuses a state shorter than 8 characters with invalid_state", func() {
+		h := start(fakeauthz.StateEntropyRequired)
+		_, back, _ := authorize(h, authRequest(h, client(h), func(q url.Values) { q.Set("state", "conform") }))
+		Expect(back.Get("error")).To(Equal("invalid_state"))
+		_, back, _ = authorize(h, authRequest(h, client(h), func(q url.Values) { q.Set("state", "conform-1") }))
+		Expect(back.Get("code")).NotTo(BeEmpty())
+	})
+
 	It("ChallengeEnforcedAtToken issues a confidential client's code without code_challenge and refuses to redeem it (PKCE-6)", func() {
 		noChallenge := func(q url.Values) { q.Del("code_challenge"); q.Del("code_challenge_method") }
 		h := start(fakeauthz.ChallengeEnforcedAtToken)

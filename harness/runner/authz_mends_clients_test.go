@@ -60,6 +60,16 @@ var _ = Describe("the mcp-authorization pack's clients, as real authorization se
 		Expect(h.Registered()).To(Equal(5))
 	})
 
+	It("obtains the run's credential from a server that refuses a short state, as ORY Hydra does, and passes it", func() {
+		h := fakeauthz.Start(fakeauthz.StateEntropyRequired)
+		DeferCleanup(h.Close)
+		t := h.Target()
+		t.Credential = ""
+		credentials.Authorization(context.Background(), t, io.Discard)
+		Expect(t.Credential).NotTo(BeEmpty(), t.CredentialUnobtained)
+		expectAuthzCompliant(runAuthz(fakeauthz.StateEntropyRequired))
+	})
+
 	It("judges PKCE-2 with a public client only, leaving it not run when the server made the client confidential, and fails PKCE-6, a SHOULD, for the code it issued the confidential client without code_challenge (item j)", func() {
 		run := runAuthz(fakeauthz.ConfidentialPKCEOptional)
 		expectOffered(run, []string{regExpiry, asConfNoChall}, []string{regNative, asConfNoChall}, slices.Clone(publicOnly), "")
