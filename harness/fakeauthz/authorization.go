@@ -31,7 +31,8 @@ type code struct {
 // that approves at once (it asks no person), and the token endpoint.
 func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant" && !h.breaks[ASMetadataMissing]:
+	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant" && !h.breaks[ASMetadataMissing],
+		r.Method == http.MethodGet && r.URL.Path == "/.well-known/oauth-authorization-server/tenant" && h.breaks[JWTMethodWithoutAlgsRFC8414]:
 		h.serveASMetadata(w)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/register":
 		h.register(w, r)
@@ -125,6 +126,9 @@ func (h *Host) metadataVariants(doc map[string]any) {
 	}
 	if h.breaks[ASMetadataWithoutScopes] {
 		delete(doc, "scopes_supported")
+	}
+	if h.breaks[JWTMethodWithoutAlgs] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"none", "private_key_jwt"}
 	}
 	if h.breaks[SigningAlgNone] {
 		doc["token_endpoint_auth_signing_alg_values_supported"] = []string{"none"}

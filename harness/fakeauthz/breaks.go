@@ -306,6 +306,15 @@ const (
 	// SigningAlgNone lists none in
 	// token_endpoint_auth_signing_alg_values_supported (ASM-8; RFC 8414 2).
 	SigningAlgNone Break = "signing-alg-none"
+	// JWTMethodWithoutAlgs, a compliant choice, lists private_key_jwt among
+	// token_endpoint_auth_methods_supported and no
+	// token_endpoint_auth_signing_alg_values_supported in its OpenID Connect
+	// Discovery document, where that member is OPTIONAL (as ORY Hydra's).
+	JWTMethodWithoutAlgs Break = "jwt-method-without-algs"
+	// JWTMethodWithoutAlgsRFC8414 serves that document at RFC 8414's
+	// well-known URI too, where the member "MUST be present" (ASM-8; RFC
+	// 8414 2). Implies JWTMethodWithoutAlgs.
+	JWTMethodWithoutAlgsRFC8414 Break = "jwt-method-without-algs-rfc8414"
 	// AuthorizationGETRefused answers GET at the authorization endpoint 405
 	// and takes the request by POST only (AUTHEP-1; OAuth 2.1 3.1).
 	AuthorizationGETRefused Break = "authorization-get-refused"
@@ -541,6 +550,7 @@ const (
 var implies = map[Break][]Break{
 	ConfidentialPKCEOptional:     {ConfidentialRegistration},
 	ChallengeEnforcedAtToken:     {ConfidentialRegistration},
+	JWTMethodWithoutAlgsRFC8414:  {JWTMethodWithoutAlgs},
 	SecretPostRefused:            {ConfidentialRegistration},
 	SecretNotChecked:             {ConfidentialRegistration},
 	BasicFailureNoChallenge:      {ConfidentialRegistration},
