@@ -13,20 +13,6 @@ import (
 	"github.com/conform-mcp/conform/spec"
 )
 
-// drafted are requirements the mcp-authorization inventory names that the
-// pack does not hold yet: each restates an observable server sentence no
-// requirement judged (issue 21 item 2), and is drafted with how a black box
-// checks it, a positive control first, until its scenario lands. Only these
-// may be named without existing; the list must shrink as they land (a
-// drafted ID the pack holds fails), and each must be named by the inventory.
-var drafted = []string{
-	// A confidential client sending no code_challenge (OAuth 2.1 4.1.3,
-	// derived SHOULD): needs a confidential client the default fake and the
-	// reference host do not have; its fake, ConfidentialPKCEOptional, is run
-	// for PKCE-2 already.
-	"PKCE-6",
-}
-
 // inventoried matches a document an inventory restates, as a requirement's
 // text names it ("RFC 6749").
 var inventoried = regexp.MustCompile(`RFC ?(6749|6750|8252|8628)`)
@@ -77,34 +63,6 @@ var _ = Describe("the sentence inventories", func() {
 	for _, pack := range spec.Packs() {
 		Context("of pack "+pack, func() { inventory(pack) })
 	}
-
-	It("leave only drafted requirements out of the packs, and each drafted one named", func() {
-		all, err := spec.LoadAll()
-		Expect(err).NotTo(HaveOccurred())
-		named := map[string]bool{}
-		for _, pack := range spec.Packs() {
-			inv, err := spec.LoadInventory(pack)
-			Expect(err).NotTo(HaveOccurred())
-			for _, s := range inv.Sentences {
-				for _, id := range s.Requirements {
-					named[id] = true
-				}
-			}
-		}
-		var landed, unnamed []string
-		for _, id := range drafted {
-			for _, sp := range all {
-				if _, ok := sp.Get(id); ok {
-					landed = append(landed, id+" (pack "+sp.Pack+")")
-				}
-			}
-			if !named[id] {
-				unnamed = append(unnamed, id)
-			}
-		}
-		Expect(landed).To(BeEmpty(), "drafted requirements now in a pack: take them off the drafted list")
-		Expect(unnamed).To(BeEmpty(), "drafted requirements no sentence names")
-	})
 })
 
 func inventory(pack string) {
@@ -188,11 +146,11 @@ func inventory(pack string) {
 		Expect(wrong).To(BeEmpty())
 	})
 
-	It("names only requirements the pack holds, or drafted ones", func() {
+	It("names only requirements the pack holds", func() {
 		var unknown []string
 		for _, s := range inv.Sentences {
 			for _, id := range s.Requirements {
-				if _, ok := sp.Get(id); !ok && !slices.Contains(drafted, id) {
+				if _, ok := sp.Get(id); !ok {
 					unknown = append(unknown, id+" on "+s.ID)
 				}
 			}

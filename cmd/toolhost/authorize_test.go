@@ -35,12 +35,12 @@ var _ = Describe("toolhost authorize", func() {
 		// Not run besides: what the reference host leaves out, as the texts
 		// let it: a client secret (REG-11), introspection (INTROSPECT-1 to 4),
 		// the session handles of a stateful server (HANDLE-1), client
-		// authentication, which binds confidential clients (CLIENTAUTH-1 to
-		// 3), and AUD-1, which its opaque tokens do not show; CODE-4 is its
-		// known departure.
+		// authentication and PKCE for confidential clients, which bind
+		// confidential clients (CLIENTAUTH-1 to 3, PKCE-6), and AUD-1, which
+		// its opaque tokens do not show; CODE-4 is its known departure.
 		needsOneOf(notRunTags(report), "@needs-expired-token", "@needs-other-resource-token", "@needs-limited-token", "@needs-other-user-token",
 			"@REG-11", "@INTROSPECT-1", "@INTROSPECT-2", "@INTROSPECT-3", "@INTROSPECT-4", "@HANDLE-1",
-			"@CLIENTAUTH-1", "@CLIENTAUTH-2", "@CLIENTAUTH-3", "@AUD-1", "@CODE-4")
+			"@CLIENTAUTH-1", "@CLIENTAUTH-2", "@CLIENTAUTH-3", "@PKCE-6", "@AUD-1", "@CODE-4")
 	})
 
 	// The README's recipe exports TOOLHOST_OWNER_SECRET for both instances;

@@ -4,7 +4,8 @@
 @needs-authorization
 Feature: security.4 PKCE enforced by the authorization server
   The authorization server keeps the code_challenge to itself, and refuses a
-  public client's request without code_challenge with invalid_request. Every refusal is judged only
+  public client's request without code_challenge with invalid_request; a
+  confidential client's it refuses too, or the code it issued for it. Every refusal is judged only
   after the same client, scope and redirect URI obtained a code and a token
   the valid way in the same run.
 
@@ -28,3 +29,17 @@ Feature: security.4 PKCE enforced by the authorization server
     # value set to invalid_request" (RFC 7636 4.4.1).
     When the client sends an authorization request without code_challenge
     Then the authorization server answers a public client with the error response "invalid_request", if it requires code_challenge
+
+  @PKCE-6 @needs-authorization-approval @id:confidential-client-request-without-code-challenge-refused
+  Scenario: A confidential client's authorization request without code_challenge is refused, or its code is
+    Given a confidential client registered with the authorization server
+    # The control: the same client, scope and redirect URI, the valid way.
+    And that the client's valid authorization request obtains a code and a token
+    # "using and enforcing code_challenge and code_verifier is still
+    # RECOMMENDED" (OAuth 2.1 7.5.2) where a confidential client may be let
+    # off; a code issued anyway is refused at the token endpoint: "If there
+    # was no code_challenge in the authorization request associated with the
+    # authorization code in the token request, the authorization server MUST
+    # reject the token request" (4.1.3).
+    When the client sends its authorization request without code_challenge
+    Then the authorization server refuses the authorization request, or its code when redeemed without code_verifier

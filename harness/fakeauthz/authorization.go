@@ -31,7 +31,8 @@ type code struct {
 // that approves at once (it asks no person), and the token endpoint.
 func (h *Host) serveAuthorization(w http.ResponseWriter, r *http.Request) {
 	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant" && !h.breaks[ASMetadataMissing]:
+	case r.Method == http.MethodGet && r.URL.Path == "/.well-known/openid-configuration/tenant" && !h.breaks[ASMetadataMissing],
+		r.Method == http.MethodGet && r.URL.Path == "/.well-known/oauth-authorization-server/tenant" && h.breaks[JWTMethodWithoutAlgsRFC8414]:
 		h.serveASMetadata(w)
 	case r.Method == http.MethodPost && r.URL.Path == "/tenant/register":
 		h.register(w, r)
@@ -125,6 +126,9 @@ func (h *Host) metadataVariants(doc map[string]any) {
 	}
 	if h.breaks[ASMetadataWithoutScopes] {
 		delete(doc, "scopes_supported")
+	}
+	if h.breaks[JWTMethodWithoutAlgs] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"none", "private_key_jwt"}
 	}
 	if h.breaks[SigningAlgNone] {
 		doc["token_endpoint_auth_signing_alg_values_supported"] = []string{"none"}
@@ -333,6 +337,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 			}
 		}
 	}
+	if h.breaks[StateEntropyRequired] && len(q.Get("state")) < 8 {
+		back(url.Values{"error": {"invalid_state"}, "error_description": {"state must be at least 8 characters long"}})
+		return
+	}
 	missingChallenge := "invalid_request"
 	if h.breaks[ChallengeMissingWrongError] {
 		missingChallenge = "access_denied"
@@ -341,7 +349,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	case q.Get("response_type") != "code" && !h.breaks[ResponseTypeIgnored]:
 		back(url.Values{"error": {"unsupported_response_type"}})
 		return
-	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired] && !(confidential && h.breaks[ConfidentialPKCEOptional]):
+	case q.Get("code_challenge") == "" && !h.breaks[ChallengeNotRequired] && !(confidential && (h.breaks[ConfidentialPKCEOptional] || h.breaks[ChallengeEnforcedAtToken])):
 		back(url.Values{"error": {missingChallenge}, "error_description": {"code_challenge required"}})
 		return
 	case q.Get("code_challenge") != "" && q.Get("code_challenge_method") != "S256" && !((h.breaks[PlainAccepted] || h.breaks[PlainHonoured]) && q.Get("code_challenge_method") == "plain"):

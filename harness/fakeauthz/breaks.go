@@ -306,6 +306,15 @@ const (
 	// SigningAlgNone lists none in
 	// token_endpoint_auth_signing_alg_values_supported (ASM-8; RFC 8414 2).
 	SigningAlgNone Break = "signing-alg-none"
+	// JWTMethodWithoutAlgs, a compliant choice, lists private_key_jwt among
+	// token_endpoint_auth_methods_supported and no
+	// token_endpoint_auth_signing_alg_values_supported in its OpenID Connect
+	// Discovery document, where that member is OPTIONAL (as ORY Hydra's).
+	JWTMethodWithoutAlgs Break = "jwt-method-without-algs"
+	// JWTMethodWithoutAlgsRFC8414 serves that document at RFC 8414's
+	// well-known URI too, where the member "MUST be present" (ASM-8; RFC
+	// 8414 2). Implies JWTMethodWithoutAlgs.
+	JWTMethodWithoutAlgsRFC8414 Break = "jwt-method-without-algs-rfc8414"
 	// AuthorizationGETRefused answers GET at the authorization endpoint 405
 	// and takes the request by POST only (AUTHEP-1; OAuth 2.1 3.1).
 	AuthorizationGETRefused Break = "authorization-get-refused"
@@ -335,6 +344,18 @@ const (
 	// must be judged with a public client only). Implies
 	// ConfidentialRegistration.
 	ConfidentialPKCEOptional Break = "confidential-pkce-optional"
+	// StateEntropyRequired, a compliant choice, refuses an authorization
+	// request whose state is missing or shorter than 8 characters with
+	// error=invalid_state, as ORY Hydra does for their entropy: OAuth 2.1
+	// has a client send one-time CSRF tokens in state (2.3.3), so a client's
+	// flow must pass it.
+	StateEntropyRequired Break = "state-entropy-required"
+	// ChallengeEnforcedAtToken, a compliant choice, issues codes without
+	// code_challenge to confidential clients but refuses to redeem them,
+	// with invalid_grant (PKCE-6 passes: OAuth 2.1 4.1.3, "the
+	// authorization server MUST reject the token request"). Implies
+	// ConfidentialRegistration.
+	ChallengeEnforcedAtToken Break = "challenge-enforced-at-token"
 	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
 	// OAuth 2.1 4.1.2).
 	ChallengeInCode Break = "challenge-in-code"
@@ -528,6 +549,8 @@ const (
 // departures the endpoint.
 var implies = map[Break][]Break{
 	ConfidentialPKCEOptional:     {ConfidentialRegistration},
+	ChallengeEnforcedAtToken:     {ConfidentialRegistration},
+	JWTMethodWithoutAlgsRFC8414:  {JWTMethodWithoutAlgs},
 	SecretPostRefused:            {ConfidentialRegistration},
 	SecretNotChecked:             {ConfidentialRegistration},
 	BasicFailureNoChallenge:      {ConfidentialRegistration},

@@ -232,6 +232,26 @@ var _ = Describe("the variants for the drafted requirements", func() {
 		Expect(back.Get("error")).To(Equal("invalid_request"))
 	})
 
+	It("StateEntropyRequired refuses a state shorter than 8 characters with invalid_state", func() {
+		h := start(fakeauthz.StateEntropyRequired)
+		_, back, _ := authorize(h, authRequest(h, client(h), func(q url.Values) { q.Set("state", "conform") }))
+		Expect(back.Get("error")).To(Equal("invalid_state"))
+		_, back, _ = authorize(h, authRequest(h, client(h), func(q url.Values) { q.Set("state", "conform-1") }))
+		Expect(back.Get("code")).NotTo(BeEmpty())
+	})
+
+	It("ChallengeEnforcedAtToken issues a confidential client's code without code_challenge and refuses to redeem it (PKCE-6)", func() {
+		noChallenge := func(q url.Values) { q.Del("code_challenge"); q.Del("code_challenge_method") }
+		h := start(fakeauthz.ChallengeEnforcedAtToken)
+		_, reg := register(h, map[string]any{"redirect_uris": []string{redirectURI}})
+		id, secret := reg["client_id"].(string), reg["client_secret"].(string)
+		_, back, _ := authorize(h, authRequest(h, id, noChallenge))
+		Expect(back.Get("code")).NotTo(BeEmpty())
+		status, body, _ := token(h, url.Values{"grant_type": {"authorization_code"}, "code": {back.Get("code")}, "redirect_uri": {redirectURI}}, id, secret)
+		Expect(status).To(Equal(http.StatusBadRequest), body)
+		Expect(body).To(HaveKeyWithValue("error", "invalid_grant"))
+	})
+
 	It("ChallengeInCode puts the code_challenge in the code (PKCE-7)", func() {
 		h := start()
 		Expect(code(h, client(h))).NotTo(ContainSubstring(challenge()))

@@ -70,6 +70,9 @@ func (h *Host) token(w http.ResponseWriter, r *http.Request) {
 		case c.redirectURI != f.Get("redirect_uri") && !h.breaks[TokenRedirectIgnored]:
 			invalid("redirect_uri differs")
 			return
+		case c.challenge == "" && h.breaks[ChallengeEnforcedAtToken]:
+			invalid("the authorization request sent no code_challenge")
+			return
 		case c.plain && f.Get("code_verifier") != c.challenge:
 			invalid("code_verifier does not match")
 			return

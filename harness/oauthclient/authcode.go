@@ -22,6 +22,16 @@ func PKCE() (verifier, challenge string) {
 	return verifier, base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
+// State is a fresh state for an authorization request the flow sends on its
+// own, as a client sends "one-time use CSRF tokens carried in the state
+// parameter" (OAuth 2.1 2.3.3): servers refuse a short or constant one as
+// too weak (ORY Hydra asks at least 8 characters, for their entropy).
+func State() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return "conform-" + base64.RawURLEncoding.EncodeToString(b)
+}
+
 // AuthorizationRequest is an authorization request (OAuth 2.1 section 4.1.1). Empty
 // fields are not sent, so scenarios can leave out what they test.
 type AuthorizationRequest struct {
@@ -170,7 +180,7 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 	}
 	verifier, challenge := PKCE()
 	resp, err := Authorize(ctx, c.Approve, AuthorizationRequest{Endpoint: md.String("authorization_endpoint"), ClientID: clientID,
-		RedirectURI: c.RedirectURI, Challenge: challenge, Method: "S256", State: "conform", Resource: resource, Scope: c.Scope})
+		RedirectURI: c.RedirectURI, Challenge: challenge, Method: "S256", State: State(), Resource: resource, Scope: c.Scope})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +222,7 @@ func (c CodeFlow) HonoursResource(ctx context.Context, issuer, token, resource, 
 	}
 	_, challenge := PKCE()
 	r, err := Authorize(ctx, c.Approve, AuthorizationRequest{Endpoint: md.String("authorization_endpoint"), ClientID: c.ClientID, RedirectURI: c.RedirectURI,
-		Challenge: challenge, Method: "S256", State: "conform", Resource: unknown, Scope: c.Scope})
+		Challenge: challenge, Method: "S256", State: State(), Resource: unknown, Scope: c.Scope})
 	if err == nil && r.Params.Get("error") == "invalid_target" {
 		return "the authorization server refuses the resource " + unknown + " with invalid_target", ""
 	}

@@ -50,6 +50,14 @@ type ServerMetadata struct {
 	Reply *Reply
 }
 
+// OpenID reports whether the document was found at an OpenID Connect
+// Discovery 1.0 URI, so that Discovery's definitions of its members hold
+// rather than RFC 8414's where they differ.
+func (m *ServerMetadata) OpenID() bool {
+	u, err := url.Parse(m.URL)
+	return err == nil && strings.Contains(u.Path, openIDPath)
+}
+
 // String returns a string member of the document, or "".
 func (m *ServerMetadata) String(key string) string {
 	s, _ := m.Reply.JSON[key].(string)

@@ -21,6 +21,7 @@ const (
 	asParamOnce    = "mcp-authorization/oauth_3_1_authorization_endpoint.feature: Authorization and token responses carry each parameter once"
 	asHidden       = "mcp-authorization/security_4_pkce_enforcement.feature: The authorization response does not carry the code_challenge in a form a client can extract"
 	asNoChallErr   = "mcp-authorization/security_4_pkce_enforcement.feature: A public client's authorization request without code_challenge gets invalid_request"
+	asConfNoChall  = "mcp-authorization/security_4_pkce_enforcement.feature: A confidential client's authorization request without code_challenge is refused, or its code is"
 	asRedirQuery   = "mcp-authorization/security_6_registered_redirect_uri.feature: An authorization response keeps the query of the redirect URI registered with one"
 	asPlainHTTP    = "mcp-authorization/security_3_communication_security.feature: The authorization endpoint redirects no code to a plain http redirect URI on a host that is not loopback"
 	asUpper        = "mcp-authorization/authorization_8_1_canonical_server_uri.feature: The MCP server's URI with an uppercase scheme and host is accepted as the resource"

@@ -411,8 +411,9 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 			t.Profile.MCPAuthorization.ClientID = fakeauthz.ConfidentialID
 			t.Profile.MCPAuthorization.ClientSecretEnv = "CONFORM_TEST_CLIENT_SECRET"
 		}, fakeauthz.ConfidentialOnly)
-		// PKCE-2 and rotation bind the server for public clients alone.
-		expectNotRun(run, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asNoChallenge, asRotated, asReplay, asRedirQuery, asNoChallErr, tkRotationReplay}, registeredAnswer()), "")
+		// PKCE-2 and rotation bind the server for public clients alone;
+		// PKCE-6 binds it for confidential ones, and runs.
+		expectOffered(run, []string{asConfNoChall}, nil, slices.Concat([]string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asNoChallenge, asRotated, asReplay, asRedirQuery, asNoChallErr, tkRotationReplay}, registeredAnswer()), "")
 		for _, id := range []string{asRegistration, asRegHTTP, asRegFragment, asCodeClient, asRefreshClient, asRedirQuery} {
 			Expect(resultOf(run, id).Reason).To(ContainSubstring("regist"), id)
 		}

@@ -60,10 +60,30 @@ var _ = Describe("the mcp-authorization pack's clients, as real authorization se
 		Expect(h.Registered()).To(Equal(5))
 	})
 
-	It("judges PKCE-2 with a public client only, leaving it not run when the server made the client confidential (item j)", func() {
+	It("obtains the run's credential from a server that refuses a short state, as ORY Hydra does, and passes it", func() {
+		h := fakeauthz.Start(fakeauthz.StateEntropyRequired)
+		DeferCleanup(h.Close)
+		t := h.Target()
+		t.Credential = ""
+		credentials.Authorization(context.Background(), t, io.Discard)
+		Expect(t.Credential).NotTo(BeEmpty(), t.CredentialUnobtained)
+		expectAuthzCompliant(runAuthz(fakeauthz.StateEntropyRequired))
+	})
+
+	It("judges PKCE-2 with a public client only, leaving it not run when the server made the client confidential, and fails PKCE-6, a SHOULD, for the code it issued the confidential client without code_challenge (item j)", func() {
 		run := runAuthz(fakeauthz.ConfidentialPKCEOptional)
-		expectConfidentialRegistration(run)
+		expectOffered(run, []string{regExpiry, asConfNoChall}, []string{regNative, asConfNoChall}, slices.Clone(publicOnly), "")
 		Expect(resultOf(run, asNoChallenge).Reason).To(ContainSubstring("rejects requests without a code_challenge from public clients (OAuth 2.1 4.1.2.1)"))
+		d := resultOf(run, asConfNoChall).Departure
+		Expect(d.Error()).To(ContainSubstring("redeemed for an access token without code_verifier"))
+		Expect(d.Error()).To(ContainSubstring("still RECOMMENDED"))
+		Expect(run.ExitCode()).NotTo(Equal(outcome.ExitFailed))
+	})
+
+	It("passes PKCE-6 against a server that issues a confidential client a code without code_challenge but refuses to redeem it (OAuth 2.1 4.1.3)", func() {
+		run := runAuthz(fakeauthz.ChallengeEnforcedAtToken)
+		expectConfidentialRegistration(run)
+		Expect(resultOf(run, asConfNoChall).Status).To(Equal(outcome.Passed))
 	})
 
 	It("fails PKCE-3 against a server that redeems any code_verifier, not inferring that it supports plain (item k)", func() {
@@ -278,10 +298,10 @@ var _ = Describe("the mcp-authorization pack's output (item r)", func() {
 // registration makes every client confidential: the rules that bind public
 // clients alone are not run, and REG-8's SHOULD (a native client that asks
 // for none kept public) is the tolerated failure; the secret it issues lets
-// REG-11 run.
+// REG-11 run, and the confidential client PKCE-6.
 func expectConfidentialRegistration(run outcome.Run) {
 	GinkgoHelper()
-	expectOffered(run, []string{regExpiry}, []string{regNative}, slices.Clone(publicOnly), "")
+	expectOffered(run, []string{regExpiry, asConfNoChall}, []string{regNative}, slices.Clone(publicOnly), "")
 	for _, id := range publicOnly {
 		Expect(resultOf(run, id).Reason).To(ContainSubstring("is a confidential client"), id)
 	}

@@ -38,7 +38,7 @@ const (
 
 // shoulds are the scenarios of SHOULDs among them, whose failures are
 // tolerated.
-var shoulds = []string{revokeAccess, introspectInactive, regNative, regDistinct}
+var shoulds = []string{revokeAccess, introspectInactive, regNative, regDistinct, asConfNoChall}
 
 // revokeScenarios and introspectScenarios are not applicable to a server
 // that does not advertise the endpoint.
@@ -59,9 +59,10 @@ func registeredAnswer() []string {
 }
 
 // notApplicableByDefault are the scenarios a compliant fake without the
-// choices they need cannot run: REG-11 needs a client_secret issued, the
-// others a revocation_endpoint or an introspection_endpoint advertised.
-var notApplicableByDefault = slices.Concat([]string{regExpiry}, revokeScenarios, introspectScenarios)
+// choices they need cannot run: REG-11 needs a client_secret issued, PKCE-6
+// a confidential client, the others a revocation_endpoint or an
+// introspection_endpoint advertised.
+var notApplicableByDefault = slices.Concat([]string{regExpiry, asConfNoChall}, revokeScenarios, introspectScenarios)
 
 // withInapplicable is notRun, sorted, with the scenarios of
 // notApplicableByDefault a run that fails failed leaves not run as a
@@ -240,8 +241,9 @@ var _ = Describe("the mcp-authorization pack against a fake that offers introspe
 	DescribeTable("fails exactly the scenarios of the broken requirement",
 		func(b fakeauthz.Break, failed, notRun []string, says string) {
 			// The introspecting client is confidential: the rules that bind
-			// public clients alone are not run.
-			expectOffered(runAuthzWith(withIntrospector, b), introspectScenarios, failed, append(slices.Clone(publicOnly), notRun...), says)
+			// public clients alone are not run, and PKCE-6, which binds
+			// confidential ones, is.
+			expectOffered(runAuthzWith(withIntrospector, b), append(slices.Clone(introspectScenarios), asConfNoChall), failed, append(slices.Clone(publicOnly), notRun...), says)
 		},
 		Entry("a caller without credentials told the token is active", fakeauthz.IntrospectionOpen, []string{introspectOpen}, nil, "RFC 7662 2.1"),
 		Entry("a token looked up only where its hint says", fakeauthz.IntrospectionHintStrict, []string{introspectHint}, nil, "active true"),

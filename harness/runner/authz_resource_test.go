@@ -58,5 +58,10 @@ var _ = Describe("the mcp-authorization pack against a fake protected resource o
 		// REFRESH-4 has no advertised scope to ask for.
 		Entry("no scopes_supported in the authorization server metadata", fakeauthz.ASMetadataWithoutScopes, []string{asScopes}, []string{asWider}, "scopes_supported absent"),
 		Entry("none among the signing algorithms", fakeauthz.SigningAlgNone, []string{asSigningAlgs}, nil, "lists none"),
+		Entry("a JWT method without signing algorithms in RFC 8414 metadata", fakeauthz.JWTMethodWithoutAlgsRFC8414, []string{asSigningAlgs}, nil, "lists private_key_jwt and token_endpoint_auth_signing_alg_values_supported is absent"),
 	)
+
+	It("passes a JWT method without signing algorithms in an OpenID Connect Discovery document, where the member is OPTIONAL, as ORY Hydra's", func() {
+		expectAuthzCompliant(runAuthz(fakeauthz.JWTMethodWithoutAlgs))
+	})
 })

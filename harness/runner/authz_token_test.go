@@ -85,7 +85,9 @@ var confidentialOnlyNotRun = withInapplicable([]string{asRegistration, asRegHTTP
 	// redirect URI of its own; the consent page the fake has none of.
 	regNative, regExpiry, regDistinct, regUnknown, regEcho, regRelative, regPrivate, asRedirQuery, asFrame,
 	// The rules that bind public clients alone (OAuth 2.1 4.1.3, 4.3.1).
-	asNoChallenge, asNoChallErr, asRotated, asReplay, tkRotationReplay}, nil)
+	asNoChallenge, asNoChallErr, asRotated, asReplay, tkRotationReplay},
+	// PKCE-6 binds the server for confidential clients: it runs.
+	[]string{asConfNoChall})
 
 // expectConfidential holds a run against ConfidentialOnly with breaks to
 // failing exactly failed, each naming says, and leaving not run exactly

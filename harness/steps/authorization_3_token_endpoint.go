@@ -54,13 +54,25 @@ func (st *authzState) issuedAsWithoutScope() error {
 // only (RFC 8414 2), so the rules do not apply to it.
 func (st *authzState) holdsSecret(context.Context) error {
 	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
-		if md, err := st.needAS(); err == nil {
-			if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.ContainsFunc(methods, func(m string) bool { return m != "none" }) {
-				return st.skip(outcome.NotApplicable + fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported is %q: it serves public clients only, and client authentication (OAuth 2.1 3.2.1) binds confidential ones", methods))
-			}
+		if err := st.publicClientsOnly(); err != nil {
+			return err
 		}
 		return st.skip("the run's client holds no client secret, so client authentication (OAuth 2.1 3.2.2) has no confidential client to judge: " +
 			"set mcp_authorization.client_id and mcp_authorization.client_secret_env to a confidential client registered with redirect_uri " + st.redirectURI())
+	}
+	return nil
+}
+
+// publicClientsOnly leaves a confidential client's rule not applicable to
+// a server whose metadata advertises the token_endpoint_auth_method none
+// alone: it serves public clients only (RFC 8414 2).
+func (st *authzState) publicClientsOnly() error {
+	md, err := st.needAS()
+	if err != nil {
+		return nil
+	}
+	if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.ContainsFunc(methods, func(m string) bool { return m != "none" }) {
+		return st.skip(outcome.NotApplicable + fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported is %q: it serves public clients only, and the rule binds it for confidential ones (client authentication, OAuth 2.1 3.2.1; code_challenge enforced, 7.5.2)", methods))
 	}
 	return nil
 }

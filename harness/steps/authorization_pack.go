@@ -198,6 +198,7 @@ func (st *authzState) register(sc stepContext) {
 	stepTable{
 		"public client":        st.publicClient,
 		"second public client": st.secondClient,
+		"confidential client":  st.confidentialClient,
 
 		// Clients of the authorization endpoint's rules (security.3, 6).
 		"public client whose redirect_uri carries a query":                                                          st.queryClient,
@@ -226,6 +227,10 @@ func (st *authzState) register(sc stepContext) {
 			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Challenge, r.Method = "", "" })
 		},
 		"an authorization request the server must refuse: without code_challenge, else with a response_type it does not support": st.sendRefusable,
+		// The confidential client's (PKCE-6): its Given made sure it is one.
+		"its authorization request without code_challenge": func(ctx context.Context) error {
+			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Challenge, r.Method = "", "" })
+		},
 		`an authorization request with code_challenge_method "plain"`: func(ctx context.Context) error {
 			return st.sendAuthorization(ctx, func(r *oauthclient.AuthorizationRequest) { r.Method = "plain" })
 		},
@@ -267,6 +272,7 @@ func (st *authzState) register(sc stepContext) {
 	}.bind(sc, `^the client's valid `, `$`, nil)
 	stepTable{
 		"refuses the authorization request":                                                                 noContext(st.authorizationRefused),
+		"refuses the authorization request, or its code when redeemed without code_verifier":                st.confidentialChallengeEnforced,
 		`answers with the error response "invalid_request"`:                                                 func(ctx context.Context) error { return st.authorizationErrorIs(ctx, "invalid_request") },
 		"does not redirect to the redirect_uri":                                                             noContext(st.noRedirectToUnregistered),
 		"answers by redirecting to the redirect_uri with an error":                                          noContext(st.errorRedirect),

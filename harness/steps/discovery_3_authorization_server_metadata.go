@@ -248,7 +248,12 @@ func (st *authzState) asSigningAlgs() error {
 	if slices.Contains(md.Strings(algs), "none") {
 		bad = append(bad, algs+" lists none")
 	}
-	if _, present := md.Reply.JSON[algs]; !present {
+	// RFC 8414 2 has the member "MUST be present" when a JWT method is
+	// offered; OpenID Connect Discovery 1.0 (section 3), which MCP lets a
+	// server offer instead (discovery.3), makes it OPTIONAL, keeping only
+	// "The value none MUST NOT be used". A document found at its URI is
+	// held to that.
+	if _, present := md.Reply.JSON[algs]; !present && !md.OpenID() {
 		for _, m := range md.Strings("token_endpoint_auth_methods_supported") {
 			if m == "private_key_jwt" || m == "client_secret_jwt" {
 				bad = append(bad, "token_endpoint_auth_methods_supported lists "+m+" and "+algs+" is absent")

@@ -300,3 +300,61 @@ func (st *authzState) missingChallengeError() error {
 	}
 	return st.skip(fmt.Sprintf("the authorization endpoint answered %s, not a redirect, which names no error code to read (PKCE-2 judges the refusal)", a.describe()))
 }
+
+// confidentialClient is the scenario's client, which must be confidential:
+// the profile's with its secret, else the one the run registered when the
+// server made it confidential (RFC 7591 3.2.1). A server whose metadata
+// advertises none alone serves public clients only (RFC 8414 2), so a
+// confidential client's rule does not apply to it.
+func (st *authzState) confidentialClient(ctx context.Context) error {
+	if err := st.usableAS(ctx); err != nil {
+		return err
+	}
+	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
+		if err := st.publicClientsOnly(); err != nil {
+			return err
+		}
+	}
+	if err := st.publicClient(ctx); err != nil {
+		return err
+	}
+	if st.authz.as.secret.Value == "" {
+		return st.skip(fmt.Sprintf("the client %q is a public client (it holds no client secret), and the rule binds the authorization server for confidential clients: "+
+			"set mcp_authorization.client_id and mcp_authorization.client_secret_env to a confidential client registered with redirect_uri %s", st.authz.as.clientID, st.redirectURI()))
+	}
+	return nil
+}
+
+// confidentialChallengeEnforced: for a confidential client, "using and
+// enforcing code_challenge and code_verifier is still RECOMMENDED" (OAuth
+// 2.1 7.5.2, 4.1.1), even where the server may waive them. The server
+// enforces them by refusing the request (4.1.2.1: "MUST reject such
+// requests from other clients unless...") or, having issued a code, by
+// refusing its redemption (4.1.3: "If there was no code_challenge in the
+// authorization request associated with the authorization code in the
+// token request, the authorization server MUST reject the token request"):
+// either passes, and only a code redeemed for a token departs.
+func (st *authzState) confidentialChallengeEnforced(ctx context.Context) error {
+	a, err := st.needAnswer()
+	if err != nil {
+		return err
+	}
+	code := a.params.Get("code")
+	if !a.redirected || code == "" {
+		// Not a code: judged as any refusal is.
+		return st.authorizationRefused()
+	}
+	form := oauthclient.CodeForm(code, st.authz.as.clientID, st.redirectURI(), "", st.endpoint())
+	form.Del("code_verifier")
+	if err := st.tokenRequest(ctx, form); err != nil {
+		return err
+	}
+	st.hearToken()
+	r := st.authz.as.token
+	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
+		return st.depart(`code_challenge enforced for a confidential client (OAuth 2.1 7.5.2: "using and enforcing code_challenge and code_verifier is still RECOMMENDED"; 4.1.3)`,
+			"a refusal of the request without code_challenge, or of its code at the token endpoint",
+			fmt.Sprintf("a code (%s), redeemed for an access token without code_verifier: %s", a.location, describeOAuth(r)), a.ex, r.Exchange)
+	}
+	return st.tokenRefused("")
+}
