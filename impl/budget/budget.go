@@ -141,6 +141,9 @@ func (b *Budget) Finish() error {
 			Status:  http.StatusServiceUnavailable,
 			Code:    codeInternalError,
 			Message: fmt.Sprintf("Internal error: the calls of this request ran longer than %s; send fewer calls per request", b.limits.Timeout),
+			// A busy host runs out of time too: a 503 says when to come
+			// back (RFC 9110 section 15.6.4), as the pool's refusal does.
+			RetryAfter: poolRetry,
 		})
 	}
 	return b.Err()

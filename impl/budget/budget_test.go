@@ -154,7 +154,7 @@ var _ = Describe("Bound", func() {
 		Expect(deadline).To(BeTemporally("~", start.Add(time.Minute), time.Second))
 	})
 
-	It("answers a request that ran out of time with 503, even when nothing was written", func() {
+	It("answers a request that ran out of time with 503 and a Retry-After, even when nothing was written", func() {
 		rec := serve(budget.Limits{ReplyBytes: 100, ScanBytes: 100, Timeout: 10 * time.Millisecond}, func(_ http.ResponseWriter, r *http.Request) {
 			b := budget.FromContext(r.Context())
 			ctx, done, err := b.Turn(r.Context())
@@ -165,6 +165,7 @@ var _ = Describe("Bound", func() {
 		})
 		Expect(rec.Code).To(Equal(http.StatusServiceUnavailable))
 		Expect(rec.Body.String()).To(MatchJSON(`{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: the calls of this request ran longer than 10ms; send fewer calls per request"}}`))
+		Expect(rec.Header().Get("Retry-After")).To(Equal("1"))
 	})
 })
 
