@@ -3,6 +3,7 @@ package clientsteps_test
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -116,7 +117,18 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.CredentialInQuery: {pack: "source", fails: []string{cliHeaderOnly}, actual: "in the query or body"},
 }
 
-var _ = Describe("each fakeclient break", func() {
+// breakRuns is how many breaks' runs go at once: each is a client process
+// talking to scripted servers on loopback, mostly waiting, so a few at once
+// take the suite's time down without crowding two cores.
+const breakRuns = 4
+
+// breakVerdicts is one break's run of its pack.
+type breakVerdicts struct {
+	got map[string]verdict
+	err error
+}
+
+var _ = Describe("each fakeclient break", Ordered, func() {
 	It("has a departure in the table", func() {
 		for _, b := range fakeclient.Breaks() {
 			Expect(clientDepartures).To(HaveKey(b))
@@ -124,10 +136,27 @@ var _ = Describe("each fakeclient break", func() {
 		Expect(clientDepartures).To(HaveLen(len(fakeclient.Breaks())))
 	})
 
+	// Every break's run, a few at once; each spec below judges one.
+	runs := map[fakeclient.Break]*breakVerdicts{}
+	BeforeAll(func() {
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, breakRuns)
+		for _, b := range fakeclient.Breaks() {
+			cfg, r := config(clientDepartures[b].pack, string(b)), &breakVerdicts{}
+			runs[b] = r
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				r.got, r.err = runPack(cfg)
+			})
+		}
+		wg.Wait()
+	})
+
 	for _, b := range fakeclient.Breaks() {
 		d := clientDepartures[b]
 		It("fails exactly its scenarios: "+string(b), func() {
-			got, err := runPack(config(d.pack, string(b)))
+			got, err := runs[b].got, runs[b].err
 			Expect(err).NotTo(HaveOccurred())
 			Expect(got).NotTo(BeEmpty())
 			var first string
