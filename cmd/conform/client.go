@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/conform-mcp/conform/harness/clientsteps"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/profile"
 	"github.com/conform-mcp/conform/harness/report"
 	"github.com/conform-mcp/conform/harness/runner"
+	"github.com/conform-mcp/conform/harness/scripted"
+	"github.com/conform-mcp/conform/spec"
 )
 
 // clientFlag names run's flag that selects the client half.
@@ -60,11 +63,15 @@ func runClientHalf(ctx context.Context, f runFlags, c *profile.Client, sections 
 	if err := runner.CheckSelection(pack.Name, f.tags, sections); err != nil {
 		return usage("%v", err)
 	}
+	pre, err := preregistered(c, pack.Name)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stderr, "conform: judging the client %q by the client half of %s; conform plays the servers\n", c.Command, pack.Name)
 	run, err := runner.RunClient(ctx, runner.ClientOptions{
 		Pack: pack.Name,
 		Client: clientsteps.Config{
-			Command: c.Command, Second: c.ToolCommand, Env: c.Environment(), Timeout: timeout,
+			Command: c.Command, Second: c.ToolCommand, Env: c.Environment(), Timeout: timeout, Preregistered: pre,
 		},
 		Tags:     f.tags,
 		Sections: sections,
@@ -77,6 +84,27 @@ func runClientHalf(ctx context.Context, f runFlags, c *profile.Client, sections 
 		return usage("%v", err)
 	}
 	return finishRun(run, outputs, expected, stdout, stderr)
+}
+
+// preregistered is the client the profile says the user registered
+// beforehand, its secret read from the environment. Only the
+// mcp-authorization pack's scripted authorization servers take one: the
+// source document's client registers (source 7.3).
+func preregistered(c *profile.Client, pack string) (scripted.Preregistered, error) {
+	if c.ClientID == "" {
+		return scripted.Preregistered{}, nil
+	}
+	if pack != spec.Authorization {
+		return scripted.Preregistered{}, usage("client.client_id: the %s pack's client registers itself (source 7.3); a client registered beforehand is for --spec %s", pack, spec.Authorization)
+	}
+	pre := scripted.Preregistered{ID: c.ClientID}
+	if c.ClientSecretEnv != "" {
+		pre.Secret = os.Getenv(c.ClientSecretEnv)
+		if pre.Secret == "" {
+			return pre, usage("client.client_secret_env: %s is not set or empty", c.ClientSecretEnv)
+		}
+	}
+	return pre, nil
 }
 
 // finishRun writes a finished run's reports and turns its verdict into the

@@ -57,6 +57,20 @@ var _ = Describe("conform run --client", func() {
 		Expect(listed("--spec", "mcp-authorization")).NotTo(ContainElement(ContainSubstring("The client uses PKCE with S256")))
 	})
 
+	It("tells the scripted authorization servers of a client registered beforehand, and refuses one the source pack has no use for", func() {
+		dir := GinkgoT().TempDir()
+		profile := filepath.Join(dir, "client.yaml")
+		cmd := fakeclient + " -url {url} -state {state_dir} -tool {tool} -args {args} -client-id static-one -client-secret s3cr3t-value"
+		Expect(os.WriteFile(profile, []byte("client:\n  command: "+cmd+"\n  client_id: static-one\n  client_secret_env: STATIC_SECRET\n"), 0o600)).To(Succeed())
+		s := exits(conform([]string{"STATIC_SECRET=s3cr3t-value"}, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "progress"), 0)
+		Expect(stdout(s)).To(ContainSubstring("0 failed"))
+		Expect(stdout(s)).To(ContainSubstring("not applicable: the client did not register dynamically"))
+		s = exits(conform(nil, "run", "--spec", "mcp-authorization", "--profile", profile), 2)
+		Expect(stderr(s)).To(ContainSubstring("STATIC_SECRET is not set"))
+		s = exits(conform([]string{"STATIC_SECRET=s3cr3t-value"}, "run", "--profile", profile), 2)
+		Expect(stderr(s)).To(ContainSubstring("registers itself (source 7.3)"))
+	})
+
 	It("takes a command without {url}, or beside --target, as the user's mistake", func() {
 		s := exits(conform(nil, "run", "--client", "true"), 2)
 		Expect(stderr(s)).To(ContainSubstring("names no {url}"))

@@ -44,11 +44,11 @@ type Config struct {
 	// StateDir is {state_dir}, a directory that lasts for the whole run;
 	// required (the caller makes it, and removes it after the run).
 	StateDir string
-	// ClientID, ClientSecretEnv and ClientMetadataURL describe a client
-	// registered beforehand (the profile's client: block). No scenario uses
-	// them yet: the scripted servers take only clients that register
-	// dynamically, and the scenarios leave registration to the client.
-	ClientID, ClientSecretEnv, ClientMetadataURL string
+	// Preregistered is a client the user registered beforehand, which
+	// every scripted authorization server of the mcp-authorization pack
+	// knows (but one the scenario moves to, which the client has never
+	// met); the zero value has the client register itself.
+	Preregistered scripted.Preregistered
 }
 
 // suite is what every scenario of one run shares.
@@ -159,15 +159,15 @@ var phrases = map[string]map[string]scripted.Variant{
 }
 
 // startServer starts a scripted server of the run's pack, recording into log.
-func startServer(pack, name string, v scripted.Variant, log *scripted.Log) (*scripted.Server, error) {
-	if pack == "source" {
+func startServer(cfg Config, name string, v scripted.Variant, log *scripted.Log) (*scripted.Server, error) {
+	if cfg.Pack == "source" {
 		return scripted.StartSource(name, v, log)
 	}
-	return scripted.StartAuthz(name, v, log)
+	return scripted.StartAuthz(name, v, log, cfg.Preregistered)
 }
 
 func (st *scenario) start(name string, v scripted.Variant) (*scripted.Server, error) {
-	srv, err := startServer(st.cfg.Pack, name, v, st.log)
+	srv, err := startServer(st.cfg, name, v, st.log)
 	if err != nil {
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func (st *scenario) controlPassed(ctx context.Context) error {
 
 func (st *scenario) runControl(ctx context.Context) string {
 	log := &scripted.Log{}
-	srv, err := startServer(st.cfg.Pack, "control", scripted.Compliant, log)
+	srv, err := startServer(st.cfg, "control", scripted.Compliant, log)
 	if err != nil {
 		return err.Error()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/conform-mcp/conform/harness/clientrun"
 	"github.com/conform-mcp/conform/harness/clientsteps"
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/scripted"
 )
 
 // config runs the test client of pack with the given breaks.
@@ -31,4 +32,25 @@ var _ = Describe("the reference client", func() {
 			}
 		})
 	}
+})
+
+var _ = Describe("a client registered beforehand", func() {
+	It("is known to the scripted authorization servers, and leaves only what judges registration not applicable", func() {
+		cfg := config("mcp-authorization", "")
+		pre := " -client-id static-one -client-secret s3cr3t-value"
+		cfg.Command += pre
+		cfg.Second += pre
+		cfg.Preregistered = scripted.Preregistered{ID: "static-one", Secret: "s3cr3t-value"}
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		for name, v := range got {
+			switch name {
+			case cliAppType, cliRebind, cliRefreshRes, cliRefreshGrant, cliNoRefresh:
+				Expect(v.status).To(Equal(outcome.NotRun), name)
+				Expect(v.why).To(HavePrefix(outcome.NotApplicable), name)
+			default:
+				Expect(v.status).To(Equal(outcome.Passed), "%s: %s", name, v.why)
+			}
+		}
+	})
 })

@@ -282,6 +282,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	uris, known := h.clients[clientID]
 	native := h.native[clientID]
 	_, confidential := h.secrets[clientID]
+	anyLoopback := h.anyLoopback[clientID]
 	h.mu.Unlock()
 	if !known && h.breaks[UnknownClientRedirected] {
 		uris, known = []string{q.Get("redirect_uri")}, true
@@ -289,6 +290,7 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	redirectURI := q.Get("redirect_uri")
 	portless := slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) })
 	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && !h.breaks[LoopbackErrorRedirect] && (native || !h.breaks[LoopbackPortsNativeOnly]) && portless)
+	registered = registered || (anyLoopback && loopbackRedirect(redirectURI))
 	if h.breaks[RedirectPrefixMatched] {
 		registered = registered || slices.ContainsFunc(uris, func(u string) bool { return strings.HasPrefix(redirectURI, u) })
 	}

@@ -46,6 +46,9 @@ type Host struct {
 	clients  map[string][]string // client_id → redirect URIs
 	native   map[string]bool     // client_id → registered as application_type native
 	secrets  map[string]string   // client_id → client_secret, for confidential clients
+	// anyLoopback are the clients registered beforehand (Preregister),
+	// which take any loopback redirect URI.
+	anyLoopback map[string]bool
 	// rotated maps a refresh token rotated out, or revoked with its grant,
 	// to its grant's family, which a replay of it revokes (OAuth 2.1 4.3.1).
 	rotated map[string]string
@@ -90,7 +93,7 @@ func Start(breaks ...Break) *Host {
 // clients registered beforehand, not yet serving.
 func newHost(breaks []Break) *Host {
 	h := &Host{breaks: map[Break]bool{}, tokens: map[string]grant{}, sessions: map[string]string{},
-		clients: map[string][]string{}, native: map[string]bool{}, secrets: map[string]string{},
+		clients: map[string][]string{}, native: map[string]bool{}, secrets: map[string]string{}, anyLoopback: map[string]bool{},
 		rotated: map[string]string{}, codes: map[string]*code{}, refresh: map[string]grant{}}
 	for _, b := range breaks {
 		h.breaks[b] = true

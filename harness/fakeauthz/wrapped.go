@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 )
 
 // Origin names which of the fake's two servers a request reached.
@@ -82,4 +83,30 @@ func (h *Host) ExpireIssued() {
 		g.expired = true
 		h.tokens[t] = g
 	}
+}
+
+// Preregister makes id a client registered beforehand, as an MCP client's
+// user may have registered one by hand (Client Registration: "Pre-
+// registration"), with secret when it is confidential. Its redirect URI is
+// not known here, since the client picks its loopback listener itself: any
+// http redirect URI on a loopback host is taken for it (OAuth 2.1 8.4.2).
+func (h *Host) Preregister(id, secret string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clients[id] = nil
+	h.anyLoopback[id] = true
+	if secret != "" {
+		h.secrets[id] = secret
+	}
+}
+
+// loopbackRedirect says whether u is an http redirect URI on a loopback
+// host: a loopback IP literal, or localhost (MCP security.3).
+func loopbackRedirect(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil || p.Scheme != "http" {
+		return false
+	}
+	ip := net.ParseIP(p.Hostname())
+	return p.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
 }

@@ -206,7 +206,7 @@ func (c *client) refresh(ctx context.Context, challenge http.Header) (tok obtain
 
 // redeem sends a token request and reads the answer.
 func (c *client) redeem(ctx context.Context, md *oauthclient.ServerMetadata, form url.Values, scope string) (obtained, error) {
-	tok, err := oauthclient.Secret{}.Token(ctx, c.HTTP, md.String("token_endpoint"), form)
+	tok, err := oauthclient.Secret{Value: c.ClientSecret}.Token(ctx, c.HTTP, md.String("token_endpoint"), form)
 	if err != nil {
 		return obtained{}, err
 	}
@@ -395,6 +395,9 @@ func (c *client) clientKey(issuer string) string {
 
 // clientID is the client registered with issuer before, or a new one.
 func (c *client) clientID(ctx context.Context, md *oauthclient.ServerMetadata, issuer string) (string, error) {
+	if c.ClientID != "" {
+		return c.ClientID, nil
+	}
 	if id := c.state.Clients[c.clientKey(issuer)]; id != "" {
 		return id, nil
 	}

@@ -45,6 +45,10 @@ type Options struct {
 	// Tool, when set, is called with Args (a JSON object); otherwise the
 	// client lists the tools.
 	Tool, Args string
+	// ClientID, when set, is a client registered beforehand, which the
+	// client uses instead of registering (Client Registration); ClientSecret
+	// is its secret when it is confidential, sent in HTTP Basic.
+	ClientID, ClientSecret string
 	// Breaks are the departures to make.
 	Breaks []Break
 	// Browser is the command that opens a URL ($BROWSER); "" prints it only.

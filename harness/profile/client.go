@@ -23,6 +23,13 @@ type Client struct {
 	// Timeout bounds one run of the client (a Go duration, "90s"); a
 	// minute when empty.
 	Timeout string `yaml:"timeout"`
+	// ClientID is a client the user registered beforehand for the client
+	// to use, which conform's scripted authorization servers then know;
+	// empty when the client registers itself.
+	ClientID string `yaml:"client_id"`
+	// ClientSecretEnv names the environment variable holding ClientID's
+	// secret, when that client is confidential.
+	ClientSecretEnv string `yaml:"client_secret_env"`
 }
 
 // DefaultClientTimeout bounds one run of the client when the profile does
@@ -67,6 +74,9 @@ func (c Client) Validate() error {
 		if k == "" || strings.ContainsAny(k, "= ") {
 			return fmt.Errorf("profile: client.env key %q is not an environment variable name", k)
 		}
+	}
+	if c.ClientSecretEnv != "" && c.ClientID == "" {
+		return fmt.Errorf("profile: client.client_secret_env names the secret of no client: set client.client_id too")
 	}
 	_, err := c.TimeoutOrDefault()
 	return err

@@ -100,9 +100,20 @@ type authz struct {
 	moved *fakeauthz.Host
 }
 
+// Preregistered is a client the user registered with the authorization
+// server beforehand, which the scripted authorization server knows from the
+// start; the zero value is none, and the client must register itself.
+type Preregistered struct {
+	ID string
+	// Secret is the client's secret when it is confidential, "" for a
+	// public client.
+	Secret string
+}
+
 // StartAuthz starts the mcp-authorization pack's scripted server, named
-// name in log.
-func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
+// name in log, its authorization server knowing pre from the start when
+// pre names a client.
+func StartAuthz(name string, v Variant, log *Log, pre Preregistered) (*Server, error) {
 	a := &authz{v: v, asked: map[string]string{}}
 	var breaks []fakeauthz.Break
 	switch v {
@@ -134,6 +145,9 @@ func StartAuthz(name string, v Variant, log *Log) (*Server, error) {
 	}, listen, breaks...)
 	if err != nil {
 		return nil, err
+	}
+	if pre.ID != "" {
+		a.host.Preregister(pre.ID, pre.Secret)
 	}
 	*srv = Server{
 		Name:      name,

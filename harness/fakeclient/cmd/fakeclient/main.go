@@ -23,6 +23,8 @@ func main() {
 	flag.StringVar(&o.StateDir, "state", "", "where to keep client IDs and tokens between runs")
 	flag.StringVar(&o.Tool, "tool", "", "a tool to call (tools/list when empty)")
 	flag.StringVar(&o.Args, "args", "", "the tool's arguments, a JSON object")
+	flag.StringVar(&o.ClientID, "client-id", "", "a client registered beforehand, used instead of registering")
+	flag.StringVar(&o.ClientSecret, "client-secret", "", "the secret of -client-id, when it is confidential")
 	flag.StringVar(&breaks, "break", "", "departures to make, separated by commas")
 	flag.Parse()
 	for _, b := range strings.Split(breaks, ",") {
