@@ -92,7 +92,7 @@ func (st *authzState) needIntrospection(authorized bool) (*oauthclient.Reply, er
 	if r == nil {
 		return nil, fmt.Errorf("no introspection sent yet")
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return nil, st.skipThrottled(r, "introspection", "")
 	}
 	if authorized && (r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden) {

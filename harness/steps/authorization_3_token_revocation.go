@@ -52,7 +52,7 @@ func (st *authzState) revokeRefresh(ctx context.Context, hint string) error {
 		// endpoint's URL is TLS-2's to judge.
 		return st.skip(fmt.Sprintf("the revocation_endpoint %s could not be reached (%v), so revocation cannot be judged", endpoint, err))
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "revocation at "+endpoint, "")
 	}
 	if r.Status != http.StatusOK {

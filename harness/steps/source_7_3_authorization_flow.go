@@ -224,7 +224,7 @@ func (st *sourceState) register(ctx context.Context, body any) error {
 	if err := st.oauthReply(r, err, "registration ("+st.Target.Profile.OAuth.Register+")"); err != nil {
 		return err
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "registration", "")
 	}
 	if id, ok := r.String("client_id"); ok && r.Status/100 == 2 && id != "" {
@@ -301,7 +301,7 @@ func (st *sourceState) stillKnown(ctx context.Context, id string) bool {
 	if _, ok := r.String("device_code"); r.Status/100 == 2 && ok {
 		return true
 	}
-	if r.Status/100 == 4 && !throttled(r) {
+	if r.Status/100 == 4 && !r.Throttled() {
 		st.Target.Clients.Forget(st.keptKey(), id)
 	}
 	return false
@@ -370,7 +370,7 @@ func (st *sourceState) deviceAuthorizationSucceeds() error {
 		return err
 	}
 	r := st.oauth
-	if throttled(r) {
+	if r.Throttled() {
 		st.clients.throttledDevice(st.flow.clientID)
 		return st.skipThrottled(r, "device authorization", "")
 	}
@@ -393,7 +393,7 @@ func (st *sourceState) deviceAuthorizationRefused() error {
 		return err
 	}
 	r := st.oauth
-	if r.Status < 400 || r.Status > 499 || throttled(r) {
+	if r.Status < 400 || r.Status > 499 || r.Throttled() {
 		return st.depart("device authorization for a removed registration ("+st.flow.clientID+")",
 			"a 4xx refusal: the registration was removed and the client must register again", describeOAuth(r), r.Exchange)
 	}
