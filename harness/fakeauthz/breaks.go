@@ -172,6 +172,20 @@ const (
 // failed.
 const RegistrationThrottled Break = "registration-throttled"
 
+// Token requests throttled are no departures either: the token endpoint
+// answers 429 with Retry-After, as a limit per address may (RFC 6585
+// section 4).
+const (
+	// TokenThrottledBriefly answers every fourth token request 429 with
+	// Retry-After 1: a client that waits it out is served, and every
+	// scenario passes. (Every fourth, not every one, keeps a whole run's
+	// waits short.)
+	TokenThrottledBriefly Break = "token-throttled-briefly"
+	// TokenThrottled answers every token request 429 with Retry-After
+	// 3600: what needs a token is not run, never failed.
+	TokenThrottled Break = "token-throttled"
+)
+
 // The choices below are no departures: each is something a server may do
 // that leaves a check unable to run, or that the pack must accept.
 const (

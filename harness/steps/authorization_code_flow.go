@@ -367,12 +367,21 @@ func (st *authzState) tokenRequest(ctx context.Context, form url.Values) error {
 }
 
 // sendToken sends a token request authenticated with secret; the second
-// client, a public one the run registered, has none.
+// client, a public one the run registered, has none. A throttled request is
+// sent once more after a short Retry-After; one still throttled leaves the
+// scenario not run before any step judges the answer: no rule of the token
+// endpoint the pack checks is about its rate limit, and a limit is the
+// server's right (RFC 6585 section 4).
 func (st *authzState) sendToken(ctx context.Context, form url.Values, secret oauthclient.Secret) error {
 	endpoint := st.authz.as.md.String("token_endpoint")
-	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	r, err := st.obeyRetryAfter(ctx, "token request", func() (*oauthclient.Reply, error) {
+		return secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	})
 	if err != nil {
 		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
+	}
+	if r.Throttled() {
+		return st.skipThrottled(r, "token request at "+endpoint, "")
 	}
 	st.authz.as.token = r
 	if tok, _ := r.String("access_token"); tok != "" {

@@ -422,13 +422,22 @@ func (st *sourceState) approve(ctx context.Context) error {
 	return nil
 }
 
-// token sends a token request for the scenario's client.
+// token sends a token request for the scenario's client. A throttled one
+// is sent once more after a short Retry-After; one still throttled leaves
+// the scenario not run, as no rule these requests check is about the
+// token endpoint's rate limit (RFC 6585 section 4).
 func (st *sourceState) token(ctx context.Context, form url.Values) error {
 	if st.flow.clientID != "" {
 		form.Set("client_id", st.flow.clientID)
 	}
-	r, err := st.OAuth.Token(ctx, form)
-	return st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")")
+	r, err := st.obeyRetryAfter(ctx, "token request", func() (*oauthclient.Reply, error) { return st.OAuth.Token(ctx, form) })
+	if err := st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")"); err != nil {
+		return err
+	}
+	if r.Throttled() {
+		return st.skipThrottled(r, "token request", "")
+	}
+	return nil
 }
 
 // poll asks for the device grant's token once (RFC 8628 section 3.4; the
