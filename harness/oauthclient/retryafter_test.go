@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
@@ -95,5 +96,18 @@ var _ = Describe("obeying a throttled server's Retry-After (RFC 9110 10.2.3, RFC
 		})
 		Expect(err).To(MatchError("connection refused"))
 		Expect(sent).To(Equal(1))
+	})
+
+	It("ends the code flow with ErrThrottled when the token endpoint asks for a long wait, having waited for nothing", func(ctx context.Context) {
+		h := fakeauthz.Start(fakeauthz.TokenThrottled)
+		DeferCleanup(h.Close)
+		t := h.Target()
+		s := &sleeps{}
+		flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: "http://127.0.0.1:8765/callback", Sleep: s.sleep}
+		_, err := flow.Obtain(ctx, h.Issuer(), h.Endpoint())
+		Expect(err).To(MatchError(oauthclient.ErrThrottled))
+		Expect(err.Error()).To(ContainSubstring(`HTTP 429, Retry-After "3600"`))
+		Expect(s.waited).To(BeEmpty())
+		Expect(flow.ClientID).NotTo(BeEmpty(), "the client registered on the way is kept")
 	})
 })
