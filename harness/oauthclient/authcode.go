@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -145,11 +144,6 @@ type CodeFlow struct {
 	// sends each once.
 	Sleep Sleep
 }
-
-// ErrThrottled is what Obtain wraps when the authorization server still
-// throttles its registration or token request: a rate limit, no word on
-// the client (RFC 6585 section 4).
-var ErrThrottled = errors.New("throttled by the authorization server's rate limit")
 
 // Obtain runs the whole flow against the authorization server of issuer for
 // resource: discovery, registration, authorization through the approver, and

@@ -2,6 +2,7 @@ package oauthclient
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +13,11 @@ import (
 // after. A server that asks for more (minutes, as a limit meant for abuse
 // does) is answered by the caller, which then has what it needed not run.
 const MaxRetryAfter = 10 * time.Second
+
+// ErrThrottled is what a request the authorization server still throttles
+// after a short Retry-After ends with (Obtain wraps it): a rate limit, no
+// word on the client or the request (RFC 6585 section 4).
+var ErrThrottled = errors.New("throttled by the authorization server's rate limit")
 
 // Sleep waits d, or less when ctx ends first, and says why it stopped
 // early (target.Sleep, or a test's clock).

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -409,8 +410,11 @@ func (st *authzState) controlFlow(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done {
-		c.why = st.runControl(ctx)
-		c.done = true
+		var throttled bool
+		c.why, throttled = st.runControl(ctx)
+		// A control a rate limit stopped showed nothing of the server's
+		// refusals: the next scenario that needs it runs it again.
+		c.done = !throttled
 	}
 	if c.why != "" {
 		return st.skip("the positive control failed, so a refusal would mean nothing: " + c.why)
@@ -419,20 +423,21 @@ func (st *authzState) controlFlow(ctx context.Context) error {
 }
 
 // runControl runs the valid flow, leaving the scenario's own progress as it
-// was, and says why it could not be completed ("" when it was). Its
-// not-run reasons go to the caller's reason, not to the scenario.
-func (st *authzState) runControl(ctx context.Context) string {
+// was, and says why it could not be completed ("" when it was), and whether
+// a rate limit stopped it. Its not-run reasons go to the caller's reason,
+// not to the scenario.
+func (st *authzState) runControl(ctx context.Context) (string, bool) {
 	saved := st.authz.as
 	defer func() { st.authz.as = saved }()
 	probe := &authzState{State: &State{Suite: st.Suite, pickleID: st.pickleID + "#control", vars: map[string]string{}}}
 	probe.authz.as = saved
 	if err := probe.codeIssued(ctx); err != nil {
-		return probe.reasonOf(err)
+		return probe.reasonOf(err), errors.Is(err, oauthclient.ErrThrottled)
 	}
 	if err := probe.redeemedForToken(ctx); err != nil {
-		return probe.reasonOf(err)
+		return probe.reasonOf(err), errors.Is(err, oauthclient.ErrThrottled)
 	}
-	return ""
+	return "", false
 }
 
 // reasonOf is what a step's error says: the reason it gave for not running,

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -29,6 +30,8 @@ func (st *State) obeyRetryAfter(ctx context.Context, what string, send func() (*
 // limit is the host's right (source 7.3 and 8 for registration; RFC 6585
 // section 4), so the scenario is not run, never failed. what names the
 // request ("registration"); remedy, when set, says what else avoids it.
+// The error is also oauthclient.ErrThrottled, for a caller that tries again
+// later what a limit stopped.
 func (st *State) skipThrottled(r *oauthclient.Reply, what, remedy string) error {
 	reason := fmt.Sprintf("%s throttled by the host's rate limit: HTTP %d", what, r.Status)
 	if ra := r.Header.Get("Retry-After"); ra != "" {
@@ -38,7 +41,7 @@ func (st *State) skipThrottled(r *oauthclient.Reply, what, remedy string) error 
 	if remedy != "" {
 		reason += ", or " + remedy
 	}
-	return st.skip(reason)
+	return errors.Join(st.skip(reason), oauthclient.ErrThrottled)
 }
 
 // describeOAuth says in a few words what an OAuth reply was, for "actual".
