@@ -184,6 +184,10 @@ const (
 	// TokenThrottled answers every token request 429 with Retry-After
 	// 3600: what needs a token is not run, never failed.
 	TokenThrottled Break = "token-throttled"
+	// TokenThrottledOnce answers the first token request 429 with
+	// Retry-After 3600 and serves the others: what a limit stopped once
+	// and the server then serves must not stay stopped.
+	TokenThrottledOnce Break = "token-throttled-once"
 )
 
 // The choices below are no departures: each is something a server may do

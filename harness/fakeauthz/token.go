@@ -246,14 +246,15 @@ func s256(verifier string) string {
 }
 
 // tokenThrottle is the Retry-After a token request is refused with under
-// TokenThrottled or TokenThrottledBriefly, "" when it is served.
+// TokenThrottled, TokenThrottledOnce or TokenThrottledBriefly, "" when it is
+// served.
 func (h *Host) tokenThrottle() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.tokenRequests++
 	wait := ""
 	switch {
-	case h.breaks[TokenThrottled]:
+	case h.breaks[TokenThrottled], h.breaks[TokenThrottledOnce] && h.tokenRequests == 1:
 		wait = "3600"
 	case h.breaks[TokenThrottledBriefly] && h.tokenRequests%4 == 0:
 		wait = "1"

@@ -34,4 +34,15 @@ var _ = Describe("the mcp-authorization pack against an authorization server tha
 		}
 		Expect(run.ExitCode()).To(Equal(outcome.ExitIncomplete))
 	})
+
+	It("runs the positive control again for the next refusal when a limit stopped it once", func() {
+		// REDIR-1 runs the run's control first, and its code's redemption
+		// is the one throttled; REDIR-3 needs the same control.
+		run := runAuthzTagged("@REDIR-1,@REDIR-3", func(*fakeauthz.Host, *target.Target) {}, fakeauthz.TokenThrottledOnce)
+		Expect(withStatus(run, outcome.Failed)).To(BeEmpty(), describeRun(run))
+		Expect(withStatus(run, outcome.NotRun)).To(Equal([]string{asRedirect}), describeRun(run))
+		Expect(resultOf(run, asRedirect).Reason).To(ContainSubstring("the positive control failed, so a refusal would mean nothing: token request at"))
+		Expect(resultOf(run, asRedirect).Reason).To(ContainSubstring("HTTP 429, Retry-After 3600"))
+		Expect(withStatus(run, outcome.Passed)).To(Equal([]string{asUnknownID}), describeRun(run))
+	})
 })
