@@ -172,9 +172,9 @@ const (
 // failed.
 const RegistrationThrottled Break = "registration-throttled"
 
-// Token requests throttled are no departures either: the token endpoint
-// answers 429 with Retry-After, as a limit per address may (RFC 6585
-// section 4).
+// Token and authorization requests throttled are no departures either:
+// the endpoint answers 429 with Retry-After, as a limit per address may
+// (RFC 6585 section 4).
 const (
 	// TokenThrottledBriefly answers every fourth token request 429 with
 	// Retry-After 1: a client that waits it out is served, and every
@@ -188,6 +188,10 @@ const (
 	// Retry-After 3600 and serves the others: what a limit stopped once
 	// and the server then serves must not stay stopped.
 	TokenThrottledOnce Break = "token-throttled-once"
+	// AuthorizationThrottled answers every authorization request 429 with
+	// Retry-After 3600, the approval command's among them: no flow can
+	// run, and nothing is failed for it.
+	AuthorizationThrottled Break = "authorization-throttled"
 )
 
 // The choices below are no departures: each is something a server may do

@@ -46,3 +46,15 @@ var _ = Describe("the mcp-authorization pack against an authorization server tha
 		Expect(withStatus(run, outcome.Passed)).To(Equal([]string{asUnknownID}), describeRun(run))
 	})
 })
+
+var _ = Describe("the mcp-authorization pack against an authorization server that throttles authorization requests", func() {
+	It("leaves every flow not run under a long Retry-After, the requests it sends itself naming the throttle, and fails nothing", func() {
+		run := runAuthz(fakeauthz.AuthorizationThrottled)
+		// The approval command meets the same 429, which it reports
+		// without a redirect; the pack's own requests name the throttle.
+		expectNotRun(run, flowScenarios, "429")
+		for _, id := range []string{asIssSent, asIssAdvert, asIssError, asGET, asStateError, asCORS} {
+			Expect(resultOf(run, id).Reason).To(MatchRegexp(`authorization request at http://127\.0\.0\.1:\d+/tenant/authorize throttled by the host's rate limit: HTTP 429, Retry-After 3600`), id)
+		}
+	})
+})

@@ -185,8 +185,29 @@ func (st *authzState) openAuthorization(ctx context.Context, u, origin string) (
 }
 
 // askAuthorization sends a request to the authorization endpoint and
-// follows no redirect.
+// follows no redirect. A throttled request is sent once more after a short
+// Retry-After; one still throttled leaves the scenario not run: no rule
+// the pack checks is about the endpoint's rate limit (RFC 6585 section 4).
 func (st *authzState) askAuthorization(hreq *http.Request) (*authorizeAnswer, error) {
+	var a *authorizeAnswer
+	r, err := st.obeyRetryAfter(hreq.Context(), "authorization request", func() (*oauthclient.Reply, error) {
+		var err error
+		if a, err = st.sendAuthorizationRequest(hreq); err != nil {
+			return nil, err
+		}
+		return &oauthclient.Reply{Status: a.status, Header: http.Header(a.ex.ResponseHeader)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.Throttled() {
+		return nil, st.skipThrottled(r, "authorization request at "+hreq.URL.Scheme+"://"+hreq.URL.Host+hreq.URL.Path, "")
+	}
+	return a, nil
+}
+
+// sendAuthorizationRequest sends hreq, which has no body, once.
+func (st *authzState) sendAuthorizationRequest(hreq *http.Request) (*authorizeAnswer, error) {
 	noFollow := *st.Target.HTTP
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := noFollow.Do(hreq)
