@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// MaxRetryAfter is the longest wait a throttled request is sent again
+// maxRetryAfter is the longest wait a throttled request is sent again
 // after. A server that asks for more (minutes, as a limit meant for abuse
 // does) is answered by the caller, which then has what it needed not run.
-const MaxRetryAfter = 10 * time.Second
+const maxRetryAfter = 10 * time.Second
 
 // ErrThrottled is what a request the authorization server still throttles
 // after a short Retry-After ends with (Obtain wraps it): a rate limit, no
@@ -24,7 +24,7 @@ var ErrThrottled = errors.New("throttled by the authorization server's rate limi
 type Sleep func(ctx context.Context, d time.Duration) error
 
 // ObeyRetryAfter sends a request and, when the server throttles it with a
-// Retry-After of at most MaxRetryAfter, waits that long through sleep and
+// Retry-After of at most maxRetryAfter, waits that long through sleep and
 // sends it once more, as RFC 9110 section 10.2.3 (and RFC 6585 section 4
 // for 429) asks of a client. It tries only once more: a reply still
 // throttled is returned for the caller to classify. A nil sleep sends the
@@ -35,7 +35,7 @@ func ObeyRetryAfter(ctx context.Context, sleep Sleep, send func() (*Reply, error
 		return r, err
 	}
 	wait, ok := retryAfter(r.Header.Get("Retry-After"))
-	if !ok || wait > MaxRetryAfter {
+	if !ok || wait > maxRetryAfter {
 		return r, nil
 	}
 	if err := sleep(ctx, wait); err != nil {
