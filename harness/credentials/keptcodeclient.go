@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"context"
+	"errors"
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/registrations"
@@ -34,11 +35,12 @@ func (k *keptCodeClient) use(flow *oauthclient.CodeFlow) {
 // fails with a kept client the server has not accepted in this run, that
 // client is forgotten and the flow runs once more with a new registration:
 // a client the server no longer knows (source 3 removes an unused
-// registration after seven days) is no verdict, only a cost.
+// registration after seven days) is no verdict, only a cost. A flow a rate
+// limit ended says nothing of the client, which stays kept.
 func (k *keptCodeClient) obtain(ctx context.Context, flow *oauthclient.CodeFlow, issuer, resource string) (map[string]any, error) {
 	before := flow.ClientID
 	tok, err := flow.Obtain(ctx, issuer, resource)
-	if err != nil && k.id != "" && before == k.id {
+	if err != nil && !errors.Is(err, oauthclient.ErrThrottled) && k.id != "" && before == k.id {
 		k.store.Forget(k.key, k.id)
 		k.id, flow.ClientID, flow.Secret, flow.Method = "", "", "", ""
 		before = ""

@@ -264,6 +264,11 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 		http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		return
 	}
+	if h.breaks[AuthorizationThrottled] {
+		w.Header().Set("Retry-After", "3600")
+		http.Error(w, "too many authorization requests", http.StatusTooManyRequests)
+		return
+	}
 	if h.breaks[ConsentPage] || h.breaks[FramingAllowed] {
 		if !h.breaks[FramingAllowed] {
 			// OAuth 2.1 7.10: a page of the authorization endpoint is not

@@ -172,6 +172,28 @@ const (
 // failed.
 const RegistrationThrottled Break = "registration-throttled"
 
+// Token and authorization requests throttled are no departures either:
+// the endpoint answers 429 with Retry-After, as a limit per address may
+// (RFC 6585 section 4).
+const (
+	// TokenThrottledBriefly answers every fourth token request 429 with
+	// Retry-After 1: a client that waits it out is served, and every
+	// scenario passes. (Every fourth, not every one, keeps a whole run's
+	// waits short.)
+	TokenThrottledBriefly Break = "token-throttled-briefly"
+	// TokenThrottled answers every token request 429 with Retry-After
+	// 3600: what needs a token is not run, never failed.
+	TokenThrottled Break = "token-throttled"
+	// TokenThrottledOnce answers the first token request 429 with
+	// Retry-After 3600 and serves the others: what a limit stopped once
+	// and the server then serves must not stay stopped.
+	TokenThrottledOnce Break = "token-throttled-once"
+	// AuthorizationThrottled answers every authorization request 429 with
+	// Retry-After 3600, the approval command's among them: no flow can
+	// run, and nothing is failed for it.
+	AuthorizationThrottled Break = "authorization-throttled"
+)
+
 // The choices below are no departures: each is something a server may do
 // that leaves a check unable to run, or that the pack must accept.
 const (

@@ -55,8 +55,11 @@ type Host struct {
 	// registered counts the registrations accepted, for the tests that hold
 	// the pack to registering as few clients as it can.
 	registered int
-	codes      map[string]*code
-	refresh    map[string]grant
+	// tokenRequests counts the token requests, for TokenThrottledBriefly,
+	// and tokensThrottled those it refused.
+	tokenRequests, tokensThrottled int
+	codes                          map[string]*code
+	refresh                        map[string]grant
 }
 
 // grant is what a token stands for: a client's authorization of a subject
@@ -142,6 +145,14 @@ func (h *Host) Registered() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.registered
+}
+
+// TokensThrottled is how many token requests the authorization server
+// refused 429, for the tests that hold the pack to waiting them out.
+func (h *Host) TokensThrottled() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.tokensThrottled
 }
 
 // Issuer is the authorization server's issuer identifier, with a path.

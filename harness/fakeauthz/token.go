@@ -12,6 +12,11 @@ import (
 // The fake authorization server's token endpoint (OAuth 2.1 3.2, 4.1.3, 4.3).
 
 func (h *Host) token(w http.ResponseWriter, r *http.Request) {
+	if wait := h.tokenThrottle(); wait != "" {
+		w.Header().Set("Retry-After", wait)
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"error": "too_many_requests", "error_description": "too many token requests"})
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_request"})
 		return
@@ -241,4 +246,24 @@ func verifierMatches(c *code, verifier string) bool {
 func s256(verifier string) string {
 	sum := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// tokenThrottle is the Retry-After a token request is refused with under
+// TokenThrottled, TokenThrottledOnce or TokenThrottledBriefly, "" when it is
+// served.
+func (h *Host) tokenThrottle() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tokenRequests++
+	wait := ""
+	switch {
+	case h.breaks[TokenThrottled], h.breaks[TokenThrottledOnce] && h.tokenRequests == 1:
+		wait = "3600"
+	case h.breaks[TokenThrottledBriefly] && h.tokenRequests%4 == 0:
+		wait = "1"
+	}
+	if wait != "" {
+		h.tokensThrottled++
+	}
+	return wait
 }

@@ -149,6 +149,10 @@ type CodeFlow struct {
 	// Method is ClientID's token_endpoint_auth_method when known (RFC 7591
 	// section 2), "" when the metadata must tell.
 	Method string
+	// Sleep waits out a short Retry-After of a throttled registration or
+	// token request before it is sent once more (ObeyRetryAfter); nil
+	// sends each once.
+	Sleep Sleep
 }
 
 // Obtain runs the whole flow against the authorization server of issuer for
@@ -169,9 +173,14 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 	}
 	clientID := c.ClientID
 	if clientID == "" {
-		reg, err := RegisterCodeClient(ctx, c.HTTP, md.String("registration_endpoint"), c.RedirectURI)
+		reg, err := ObeyRetryAfter(ctx, c.Sleep, func() (*Reply, error) {
+			return RegisterCodeClient(ctx, c.HTTP, md.String("registration_endpoint"), c.RedirectURI)
+		})
 		if err != nil {
 			return nil, err
+		}
+		if reg.Throttled() {
+			return nil, throttledError("registration", reg)
 		}
 		if clientID, c.Secret, c.Method = Registered(reg); clientID == "" {
 			return nil, fmt.Errorf("registration answered %d without a client_id", reg.Status)
@@ -191,14 +200,24 @@ func (c *CodeFlow) Obtain(ctx context.Context, issuer, resource string) (map[str
 	if code == "" {
 		return nil, fmt.Errorf("the authorization answered %s without a code", resp.Location)
 	}
-	tok, err := SecretFor(md, c.Method, c.Secret).Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
+	tok, err := ObeyRetryAfter(ctx, c.Sleep, func() (*Reply, error) {
+		return SecretFor(md, c.Method, c.Secret).Token(ctx, c.HTTP, md.String("token_endpoint"), CodeForm(code, clientID, c.RedirectURI, verifier, resource))
+	})
 	if err != nil {
 		return nil, err
+	}
+	if tok.Throttled() {
+		return nil, throttledError("token request", tok)
 	}
 	if tok.Status != http.StatusOK || tok.JSON == nil {
 		return nil, fmt.Errorf("the token endpoint answered %d", tok.Status)
 	}
 	return tok.JSON, nil
+}
+
+// throttledError says which request a rate limit answered, and how.
+func throttledError(what string, r *Reply) error {
+	return fmt.Errorf("%s %w: HTTP %d, Retry-After %q", what, ErrThrottled, r.Status, r.Header.Get("Retry-After"))
 }
 
 // HonoursResource says whether the authorization server of md binds tokens

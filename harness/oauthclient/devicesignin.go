@@ -114,9 +114,10 @@ func (s *DeviceSignIn) Run(ctx context.Context) (string, error) {
 }
 
 // register registers the client (RFC 7591 section 3; source sections 4
-// and 7.3) and keeps its client_id.
+// and 7.3) and keeps its client_id. A registration throttled with a short
+// Retry-After is sent once more after it (ObeyRetryAfter).
 func (s *DeviceSignIn) register(ctx context.Context) error {
-	r, err := s.Client.Register(ctx, DeviceRegistration(s.ClientName))
+	r, err := ObeyRetryAfter(ctx, s.Sleep, func() (*Reply, error) { return s.Client.Register(ctx, DeviceRegistration(s.ClientName)) })
 	if err != nil {
 		return fmt.Errorf("register: %w", err)
 	}

@@ -60,4 +60,23 @@ var _ = Describe("the mcp-authorization pack's clients, kept from one run to the
 		Expect(ok).To(BeTrue())
 		Expect(c.ID).To(Equal(second.Tokens.Client.ID))
 	})
+
+	It("keeps the kept client when the token endpoint throttles the flow: a rate limit says nothing of the client", func() {
+		h := fakeauthz.Start(fakeauthz.TokenThrottled)
+		DeferCleanup(h.Close)
+		dir := GinkgoT().TempDir()
+		t := h.Target()
+		t.Credential = ""
+		// Kept by an earlier run: this one has not seen the server accept it.
+		key := registrations.Key{Server: h.Issuer(), RedirectURI: t.Profile.MCPAuthorization.RedirectURI, Use: registrations.CodeTokens}
+		registrations.Open(dir, GinkgoWriter).Keep(key, registrations.Client{ID: fakeauthz.SecondID})
+		t.Clients = registrations.Open(dir, GinkgoWriter)
+		credentials.Authorization(context.Background(), t, io.Discard)
+		Expect(t.Credential).To(BeEmpty())
+		Expect(t.CredentialUnobtained).To(ContainSubstring(`token request throttled by the authorization server's rate limit: HTTP 429, Retry-After "3600"`))
+		Expect(h.Registered()).To(BeZero())
+		c, _, ok := registrations.Open(dir, GinkgoWriter).Get(key)
+		Expect(ok).To(BeTrue())
+		Expect(c.ID).To(Equal(fakeauthz.SecondID))
+	})
 })

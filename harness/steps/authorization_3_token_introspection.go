@@ -73,7 +73,9 @@ func (st *authzState) askIntrospection(ctx context.Context, token, hint string, 
 		}
 		clientID, secret = id, oauthclient.SecretFor(md, "", value)
 	}
-	r, err := oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, secret, token, hint)
+	r, err := st.obeyRetryAfter(ctx, "introspection", func() (*oauthclient.Reply, error) {
+		return oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, secret, token, hint)
+	})
 	if err != nil {
 		// A transport failure says nothing of what introspection answers;
 		// the endpoint's URL is TLS-2's to judge.
@@ -92,7 +94,7 @@ func (st *authzState) needIntrospection(authorized bool) (*oauthclient.Reply, er
 	if r == nil {
 		return nil, fmt.Errorf("no introspection sent yet")
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return nil, st.skipThrottled(r, "introspection", "")
 	}
 	if authorized && (r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden) {

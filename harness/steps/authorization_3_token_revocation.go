@@ -46,13 +46,15 @@ func (st *authzState) revokeRefresh(ctx context.Context, hint string) error {
 	}
 	endpoint := as.md.String("revocation_endpoint")
 	secret := as.secret
-	r, err := oauthclient.Revoke(ctx, st.Target.HTTP, endpoint, as.clientID, secret, as.refresh, hint)
+	r, err := st.obeyRetryAfter(ctx, "revocation", func() (*oauthclient.Reply, error) {
+		return oauthclient.Revoke(ctx, st.Target.HTTP, endpoint, as.clientID, secret, as.refresh, hint)
+	})
 	if err != nil {
 		// A transport failure says nothing of what revocation does; the
 		// endpoint's URL is TLS-2's to judge.
 		return st.skip(fmt.Sprintf("the revocation_endpoint %s could not be reached (%v), so revocation cannot be judged", endpoint, err))
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "revocation at "+endpoint, "")
 	}
 	if r.Status != http.StatusOK {

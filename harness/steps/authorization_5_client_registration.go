@@ -80,7 +80,7 @@ func (st *authzState) publicClient(ctx context.Context) error {
 		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
 	}
 	id, secret, method := oauthclient.Registered(r)
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "registration at "+endpoint, "set mcp_authorization.client_id to a client registered before")
 	}
 	st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
@@ -146,7 +146,7 @@ func (st *authzState) registrationReply() (*oauthclient.Reply, error) {
 	if r == nil {
 		return nil, fmt.Errorf("no registration sent yet")
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return nil, st.skipThrottled(r, "registration", "")
 	}
 	return r, nil
@@ -217,7 +217,7 @@ func (st *authzState) registerSecond(ctx context.Context) error {
 	if err != nil {
 		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "registration of a second client at "+endpoint, "")
 	}
 	id, secret, method := oauthclient.Registered(r)
@@ -376,7 +376,7 @@ func (st *authzState) ownRegistration(ctx context.Context) error {
 		return err
 	}
 	r = st.oauth
-	if throttled(r) {
+	if r.Throttled() {
 		return nil
 	}
 	st.authzClient.mu.Lock()
@@ -520,7 +520,7 @@ func (st *authzState) registerOwn(ctx context.Context, redirectURIs []string) (i
 	if err != nil {
 		return "", "", st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration)", endpoint, err))
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return "", "", st.skipThrottled(r, "registration at "+endpoint, "")
 	}
 	if id, _ = r.String("client_id"); r.Status/100 != 2 || id == "" {

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -184,8 +185,29 @@ func (st *authzState) openAuthorization(ctx context.Context, u, origin string) (
 }
 
 // askAuthorization sends a request to the authorization endpoint and
-// follows no redirect.
+// follows no redirect. A throttled request is sent once more after a short
+// Retry-After; one still throttled leaves the scenario not run: no rule
+// the pack checks is about the endpoint's rate limit (RFC 6585 section 4).
 func (st *authzState) askAuthorization(hreq *http.Request) (*authorizeAnswer, error) {
+	var a *authorizeAnswer
+	r, err := st.obeyRetryAfter(hreq.Context(), "authorization request", func() (*oauthclient.Reply, error) {
+		var err error
+		if a, err = st.sendAuthorizationRequest(hreq); err != nil {
+			return nil, err
+		}
+		return &oauthclient.Reply{Status: a.status, Header: http.Header(a.ex.ResponseHeader)}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.Throttled() {
+		return nil, st.skipThrottled(r, "authorization request at "+hreq.URL.Scheme+"://"+hreq.URL.Host+hreq.URL.Path, "")
+	}
+	return a, nil
+}
+
+// sendAuthorizationRequest sends hreq, which has no body, once.
+func (st *authzState) sendAuthorizationRequest(hreq *http.Request) (*authorizeAnswer, error) {
 	noFollow := *st.Target.HTTP
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := noFollow.Do(hreq)
@@ -367,12 +389,21 @@ func (st *authzState) tokenRequest(ctx context.Context, form url.Values) error {
 }
 
 // sendToken sends a token request authenticated with secret; the second
-// client, a public one the run registered, has none.
+// client, a public one the run registered, has none. A throttled request is
+// sent once more after a short Retry-After; one still throttled leaves the
+// scenario not run before any step judges the answer: no rule of the token
+// endpoint the pack checks is about its rate limit, and a limit is the
+// server's right (RFC 6585 section 4).
 func (st *authzState) sendToken(ctx context.Context, form url.Values, secret oauthclient.Secret) error {
 	endpoint := st.authz.as.md.String("token_endpoint")
-	r, err := secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	r, err := st.obeyRetryAfter(ctx, "token request", func() (*oauthclient.Reply, error) {
+		return secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	})
 	if err != nil {
 		return st.depart("an HTTP response from "+endpoint, "a response", err.Error())
+	}
+	if r.Throttled() {
+		return st.skipThrottled(r, "token request at "+endpoint, "")
 	}
 	st.authz.as.token = r
 	if tok, _ := r.String("access_token"); tok != "" {
@@ -400,8 +431,11 @@ func (st *authzState) controlFlow(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.done {
-		c.why = st.runControl(ctx)
-		c.done = true
+		var throttled bool
+		c.why, throttled = st.runControl(ctx)
+		// A control a rate limit stopped showed nothing of the server's
+		// refusals: the next scenario that needs it runs it again.
+		c.done = !throttled
 	}
 	if c.why != "" {
 		return st.skip("the positive control failed, so a refusal would mean nothing: " + c.why)
@@ -410,20 +444,21 @@ func (st *authzState) controlFlow(ctx context.Context) error {
 }
 
 // runControl runs the valid flow, leaving the scenario's own progress as it
-// was, and says why it could not be completed ("" when it was). Its
-// not-run reasons go to the caller's reason, not to the scenario.
-func (st *authzState) runControl(ctx context.Context) string {
+// was, and says why it could not be completed ("" when it was), and whether
+// a rate limit stopped it. Its not-run reasons go to the caller's reason,
+// not to the scenario.
+func (st *authzState) runControl(ctx context.Context) (string, bool) {
 	saved := st.authz.as
 	defer func() { st.authz.as = saved }()
 	probe := &authzState{State: &State{Suite: st.Suite, pickleID: st.pickleID + "#control", vars: map[string]string{}}}
 	probe.authz.as = saved
 	if err := probe.codeIssued(ctx); err != nil {
-		return probe.reasonOf(err)
+		return probe.reasonOf(err), errors.Is(err, oauthclient.ErrThrottled)
 	}
 	if err := probe.redeemedForToken(ctx); err != nil {
-		return probe.reasonOf(err)
+		return probe.reasonOf(err), errors.Is(err, oauthclient.ErrThrottled)
 	}
-	return ""
+	return "", false
 }
 
 // reasonOf is what a step's error says: the reason it gave for not running,

@@ -46,9 +46,15 @@ func (st *authzState) introspect(ctx context.Context, token string) introspected
 		methods = md.Strings("introspection_endpoint_auth_methods_supported")
 	}
 	s := oauthclient.Secret{Value: secret, Post: len(methods) > 0 && !slices.Contains(methods, "client_secret_basic") && slices.Contains(methods, "client_secret_post")}
-	r, err := oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, s, token, "access_token")
+	r, err := st.obeyRetryAfter(ctx, "introspection", func() (*oauthclient.Reply, error) {
+		return oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, s, token, "access_token")
+	})
 	if err != nil {
 		return introspected{endpoint: endpoint, why: fmt.Sprintf("the introspection endpoint %s could not be asked: %v", endpoint, err)}
+	}
+	if r.Throttled() {
+		return introspected{endpoint: endpoint, why: fmt.Sprintf("the introspection endpoint %s throttled the question (HTTP %d, Retry-After %q); run again once the limit has refilled",
+			endpoint, r.Status, r.Header.Get("Retry-After"))}
 	}
 	active, stated := oauthclient.Active(r)
 	in := introspected{reply: r, active: active, stated: stated, endpoint: endpoint}

@@ -144,7 +144,11 @@ func (st *authzState) authorizationErrorIs(ctx context.Context, want string) err
 		return st.depart(check, expected, a.describe(), a.ex)
 	case a.redirected && a.params.Get("code") != "":
 		sent := st.authz.as.sent
-		if served, how := st.redeemPlain(ctx, a.params.Get("code"), sent.RedirectURI, sent.Challenge); !served {
+		served, how, err := st.redeemPlain(ctx, a.params.Get("code"), sent.RedirectURI, sent.Challenge)
+		if err != nil {
+			return err
+		}
+		if !served {
 			return st.depart(check, expected, fmt.Sprintf("a code: %s; its code was %s with code_verifier equal to the challenge, so the method was ignored", a.location, how), a.ex)
 		}
 		// Served with the challenge as its verifier: support for plain,
@@ -154,7 +158,11 @@ func (st *authzState) authorizationErrorIs(ctx context.Context, want string) err
 		if code == "" {
 			return st.skip("the code issued for plain was redeemed with code_verifier equal to the challenge, but whether the server supports plain or checks no verifier at all cannot be told: " + why)
 		}
-		if served, how := st.redeemPlain(ctx, code, sent.RedirectURI, other); served {
+		served, how, err = st.redeemPlain(ctx, code, sent.RedirectURI, other)
+		if err != nil {
+			return err
+		}
+		if served {
 			return st.depart(check, expected, fmt.Sprintf("a code: %s; it was redeemed with code_verifier equal to the challenge, and a second code for plain was %s with a code_verifier unequal to its challenge, "+
 				"so the server checks no code_verifier and does not support plain", a.location, how), a.ex)
 		}
@@ -169,19 +177,27 @@ func (st *authzState) authorizationErrorIs(ctx context.Context, want string) err
 }
 
 // redeemPlain redeems a code issued for code_challenge_method plain with
-// verifier, and says whether a token came, and how the endpoint answered.
-func (st *authzState) redeemPlain(ctx context.Context, code, redirectURI, verifier string) (bool, string) {
+// verifier, and says whether a token came, and how the endpoint answered. A
+// redemption still throttled after a short Retry-After says neither, and
+// the error leaves the scenario not run (sendToken).
+func (st *authzState) redeemPlain(ctx context.Context, code, redirectURI, verifier string) (bool, string, error) {
 	as := &st.authz.as
+	endpoint := as.md.String("token_endpoint")
 	form := oauthclient.CodeForm(code, as.clientID, redirectURI, verifier, st.endpoint())
-	r, err := as.secret.Token(ctx, st.Target.HTTP, as.md.String("token_endpoint"), form)
-	if err != nil {
-		return false, "not answered (" + err.Error() + ")"
+	r, err := st.obeyRetryAfter(ctx, "token request", func() (*oauthclient.Reply, error) {
+		return as.secret.Token(ctx, st.Target.HTTP, endpoint, form)
+	})
+	switch {
+	case err != nil:
+		return false, "not answered (" + err.Error() + ")", nil
+	case r.Throttled():
+		return false, "", st.skipThrottled(r, "token request at "+endpoint, "")
 	}
 	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
 		st.hide(tok)
-		return true, "served"
+		return true, "served", nil
 	}
-	return false, "refused (" + describeOAuth(r) + ")"
+	return false, "refused (" + describeOAuth(r) + ")", nil
 }
 
 // plainCode obtains a second code for code_challenge_method plain, leaving

@@ -224,7 +224,7 @@ func (st *sourceState) register(ctx context.Context, body any) error {
 	if err := st.oauthReply(r, err, "registration ("+st.Target.Profile.OAuth.Register+")"); err != nil {
 		return err
 	}
-	if throttled(r) {
+	if r.Throttled() {
 		return st.skipThrottled(r, "registration", "")
 	}
 	if id, ok := r.String("client_id"); ok && r.Status/100 == 2 && id != "" {
@@ -301,7 +301,7 @@ func (st *sourceState) stillKnown(ctx context.Context, id string) bool {
 	if _, ok := r.String("device_code"); r.Status/100 == 2 && ok {
 		return true
 	}
-	if r.Status/100 == 4 && !throttled(r) {
+	if r.Status/100 == 4 && !r.Throttled() {
 		st.Target.Clients.Forget(st.keptKey(), id)
 	}
 	return false
@@ -370,7 +370,7 @@ func (st *sourceState) deviceAuthorizationSucceeds() error {
 		return err
 	}
 	r := st.oauth
-	if throttled(r) {
+	if r.Throttled() {
 		st.clients.throttledDevice(st.flow.clientID)
 		return st.skipThrottled(r, "device authorization", "")
 	}
@@ -393,7 +393,7 @@ func (st *sourceState) deviceAuthorizationRefused() error {
 		return err
 	}
 	r := st.oauth
-	if r.Status < 400 || r.Status > 499 || throttled(r) {
+	if r.Status < 400 || r.Status > 499 || r.Throttled() {
 		return st.depart("device authorization for a removed registration ("+st.flow.clientID+")",
 			"a 4xx refusal: the registration was removed and the client must register again", describeOAuth(r), r.Exchange)
 	}
@@ -422,13 +422,22 @@ func (st *sourceState) approve(ctx context.Context) error {
 	return nil
 }
 
-// token sends a token request for the scenario's client.
+// token sends a token request for the scenario's client. A throttled one
+// is sent once more after a short Retry-After; one still throttled leaves
+// the scenario not run, as no rule these requests check is about the
+// token endpoint's rate limit (RFC 6585 section 4).
 func (st *sourceState) token(ctx context.Context, form url.Values) error {
 	if st.flow.clientID != "" {
 		form.Set("client_id", st.flow.clientID)
 	}
-	r, err := st.OAuth.Token(ctx, form)
-	return st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")")
+	r, err := st.obeyRetryAfter(ctx, "token request", func() (*oauthclient.Reply, error) { return st.OAuth.Token(ctx, form) })
+	if err := st.oauthReply(r, err, "token request ("+st.Target.Profile.OAuth.Token+")"); err != nil {
+		return err
+	}
+	if r.Throttled() {
+		return st.skipThrottled(r, "token request", "")
+	}
+	return nil
 }
 
 // poll asks for the device grant's token once (RFC 8628 section 3.4; the

@@ -32,7 +32,7 @@ type limitProbe struct {
 // response is not shown (source 7.3, 8), so any 4xx counts, and a 503 with
 // Retry-After.
 func refusesRegistration(r *oauthclient.Reply) bool {
-	return (r.Status >= 400 && r.Status < 500) || throttled(r)
+	return (r.Status >= 400 && r.Status < 500) || r.Throttled()
 }
 
 // probeLimit registers as a client that registers at every start would,
@@ -129,7 +129,7 @@ func (st *sourceState) registeredClientWorks(ctx context.Context) error {
 	// whose device authorizations were throttled already before it (a
 	// limit per client, RFC 8628 section 5.2, which a client kept across
 	// runs may reach) shows nothing of it.
-	if throttled(r) && st.clients.deviceThrottledBefore() {
+	if r.Throttled() && st.clients.deviceThrottledBefore() {
 		return st.skip(fmt.Sprintf("the host throttled this client's device authorizations earlier in the run already (a limit per client, RFC 8628 section 5.2), "+
 			"so its throttled device authorization now (HTTP %d, Retry-After %q) shows nothing of the registration throttle; run again once the limit has refilled",
 			r.Status, r.Header.Get("Retry-After")))
