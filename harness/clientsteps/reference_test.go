@@ -1,6 +1,9 @@
 package clientsteps_test
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -43,6 +46,34 @@ var _ = Describe("a client registered beforehand", func() {
 		cfg.Preregistered = scripted.Preregistered{ID: "static-one", Secret: "s3cr3t-value"}
 		got, err := runPack(cfg)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveKey(cliS256))
+		for name, v := range got {
+			switch name {
+			case cliAppType, cliRebind, cliRefreshRes, cliRefreshGrant, cliNoRefresh:
+				Expect(v.status).To(Equal(outcome.NotRun), name)
+				Expect(v.why).To(HavePrefix(outcome.NotApplicable), name)
+			default:
+				Expect(v.status).To(Equal(outcome.Passed), "%s: %s", name, v.why)
+			}
+		}
+	})
+})
+
+var _ = Describe("a client known by its client ID metadata document", func() {
+	It("is known to the scripted authorization servers, which fetch its document, and leaves only what judges registration not applicable", func() {
+		var docURL string
+		doc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"client_id":%q,"client_name":"fakeclient","redirect_uris":["http://127.0.0.1/callback"]}`, docURL)
+		}))
+		DeferCleanup(doc.Close)
+		docURL = doc.URL + "/client.json"
+		cfg := config("mcp-authorization", "")
+		cfg.Command += " -client-id " + docURL
+		cfg.Second += " -client-id " + docURL
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(HaveKey(cliS256))
 		for name, v := range got {
 			switch name {
 			case cliAppType, cliRebind, cliRefreshRes, cliRefreshGrant, cliNoRefresh:

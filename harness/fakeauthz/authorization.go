@@ -289,6 +289,13 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	_, confidential := h.secrets[clientID]
 	anyLoopback := h.anyLoopback[clientID]
 	h.mu.Unlock()
+	if !known && !h.breaks[CIMDNotAdvertised] {
+		if uris, known = clientDocument(r.Context(), clientID); known {
+			h.mu.Lock()
+			h.clients[clientID] = uris
+			h.mu.Unlock()
+		}
+	}
 	if !known && h.breaks[UnknownClientRedirected] {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}

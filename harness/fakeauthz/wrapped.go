@@ -104,9 +104,5 @@ func (h *Host) Preregister(id, secret string) {
 // host: a loopback IP literal, or localhost (MCP security.3).
 func loopbackRedirect(u string) bool {
 	p, err := url.Parse(u)
-	if err != nil || p.Scheme != "http" {
-		return false
-	}
-	ip := net.ParseIP(p.Hostname())
-	return p.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
+	return err == nil && p.Scheme == "http" && loopbackHost(p.Hostname())
 }
