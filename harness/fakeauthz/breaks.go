@@ -356,6 +356,12 @@ const (
 	// authorization server MUST reject the token request"). Implies
 	// ConfidentialRegistration.
 	ChallengeEnforcedAtToken Break = "challenge-enforced-at-token"
+	// TokenErrorInFragment, a compliant choice, refuses response_type=token
+	// with unsupported_response_type in the redirect's fragment, where a
+	// server that knows the implicit grant answers it (RFC 6749 4.2.2.1), as
+	// panva's oidc-provider does: an error response all the same (OAuth 2.1
+	// 4.1.1, AUTHREQ-2).
+	TokenErrorInFragment Break = "token-error-in-fragment"
 	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
 	// OAuth 2.1 4.1.2).
 	ChallengeInCode Break = "challenge-in-code"
