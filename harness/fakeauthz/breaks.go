@@ -387,7 +387,11 @@ const (
 	// (TOKRESP-3; OAuth 2.1 1.4.1).
 	ScopeNarrowedSilently Break = "scope-narrowed-silently"
 	// SecretPostRefused takes a confidential client's secret by HTTP Basic
-	// only, refusing it in the body (CLIENTAUTH-1; OAuth 2.1 2.4.1). Implies
+	// only, refusing it in the body (CLIENTAUTH-1; OAuth 2.1 2.4.1) from a
+	// client registered for client_secret_post or whose method the profile
+	// does not give. From a client registered for client_secret_basic it is
+	// a compliant choice, ORY Hydra's: the server holds the client to the
+	// method it registered with (RFC 7591 2). Implies
 	// ConfidentialRegistration.
 	SecretPostRefused Break = "secret-post-refused"
 	// SecretNotChecked redeems a confidential client's code without its

@@ -6,6 +6,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/outcome"
+	"github.com/conform-mcp/conform/harness/target"
 )
 
 // The wrong verdicts a replay by hand of the real servers' runs found
@@ -18,5 +19,22 @@ var _ = Describe("the mcp-authorization pack against the verdicts the real serve
 		run := runAuthz(fakeauthz.TokenErrorInFragment)
 		Expect(resultOf(run, asResponseType).Status).To(Equal(outcome.Passed), describeRun(run))
 		expectAuthzCompliant(run)
+	})
+
+	// ORY Hydra refuses the body's secret from a client registered for
+	// client_secret_basic: it holds the client to the method it registered
+	// with (RFC 7591 2), which leaves body credentials supported for
+	// clients registered for them (OAuth 2.1 2.4.1).
+	It("leaves CLIENTAUTH-1 not run for a client registered for client_secret_basic, naming the client to give, and fails nothing", func() {
+		expectConfidentialWith(func(t *target.Target) {
+			t.Profile.MCPAuthorization.ClientAuthMethod = "client_secret_basic"
+		}, []fakeauthz.Break{fakeauthz.SecretPostRefused}, nil, []string{tkSecretInBody}, "")
+		run := runConfidentialWith(func(t *target.Target) {
+			t.Profile.MCPAuthorization.ClientAuthMethod = "client_secret_basic"
+		}, fakeauthz.SecretPostRefused)
+		Expect(resultOf(run, tkSecretInBody).Reason).To(And(ContainSubstring("client_secret_basic"), ContainSubstring("registered for client_secret_post")))
+	})
+	It("still fails CLIENTAUTH-1 for a client whose registered method the profile does not give", func() {
+		expectConfidentialWith(func(*target.Target) {}, []fakeauthz.Break{fakeauthz.SecretPostRefused}, []string{tkSecretInBody}, nil, "HTTP 200 with an access_token")
 	})
 })
