@@ -47,7 +47,7 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 	if a.Scope != "" {
 		scope = a.Scope
 	}
-	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret()}
+	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret(), Method: a.ClientAuthMethod}
 	kept := keptCodeClient{store: t.Clients, key: registrations.Key{Server: issuer, RedirectURI: a.RedirectURI, Use: registrations.CodeTokens}}
 	if a.ClientID == "" {
 		kept.use(&flow)

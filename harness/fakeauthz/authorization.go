@@ -99,6 +99,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	if h.breaks[ConfidentialOnly] {
 		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic"}
 	}
+	if h.breaks[SecretBodyOnly] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic", "client_secret_post"}
+	}
 	if h.breaks[PlainHTTPEndpoint] {
 		doc["revocation_endpoint"] = "http://as.conform.invalid/tenant/revoke"
 	}

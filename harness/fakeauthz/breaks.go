@@ -394,6 +394,12 @@ const (
 	// method it registered with (RFC 7591 2). Implies
 	// ConfidentialRegistration.
 	SecretPostRefused Break = "secret-post-refused"
+	// SecretBodyOnly, a compliant choice, lists client_secret_basic and
+	// client_secret_post, and takes ConfidentialID's secret in the body
+	// only, the client_secret_post it stands registered with: a server may
+	// hold a client to the method it registered with (RFC 7591 2), as ORY
+	// Hydra does. Implies ConfidentialOnly.
+	SecretBodyOnly Break = "secret-body-only"
 	// SecretNotChecked redeems a confidential client's code without its
 	// secret or with a wrong one (CLIENTAUTH-2; OAuth 2.1 3.2.2). Implies
 	// ConfidentialRegistration.
@@ -562,6 +568,7 @@ var implies = map[Break][]Break{
 	ChallengeEnforcedAtToken:     {ConfidentialRegistration},
 	JWTMethodWithoutAlgsRFC8414:  {JWTMethodWithoutAlgs},
 	SecretPostRefused:            {ConfidentialRegistration},
+	SecretBodyOnly:               {ConfidentialOnly},
 	SecretNotChecked:             {ConfidentialRegistration},
 	BasicFailureNoChallenge:      {ConfidentialRegistration},
 	SecretWithoutExpiry:          {ConfidentialRegistration},

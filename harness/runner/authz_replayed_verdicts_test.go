@@ -1,9 +1,13 @@
 package runner_test
 
 import (
+	"context"
+	"io"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/conform-mcp/conform/harness/credentials"
 	"github.com/conform-mcp/conform/harness/fakeauthz"
 	"github.com/conform-mcp/conform/harness/outcome"
 	"github.com/conform-mcp/conform/harness/target"
@@ -33,6 +37,22 @@ var _ = Describe("the mcp-authorization pack against the verdicts the real serve
 			t.Profile.MCPAuthorization.ClientAuthMethod = "client_secret_basic"
 		}, fakeauthz.SecretPostRefused)
 		Expect(resultOf(run, tkSecretInBody).Reason).To(And(ContainSubstring("client_secret_basic"), ContainSubstring("registered for client_secret_post")))
+	})
+	// A client registered for client_secret_post, at a server that holds
+	// it to the body, authenticates that way in the run's own flow and in
+	// the scenarios' controls.
+	It("obtains the credential and passes whole a server that takes a client registered for client_secret_post by the body only", func() {
+		h := fakeauthz.Start(fakeauthz.SecretBodyOnly)
+		DeferCleanup(h.Close)
+		t := h.Target()
+		confidentialProfile(h, t)
+		t.Profile.MCPAuthorization.ClientAuthMethod = "client_secret_post"
+		t.Credential = ""
+		credentials.Authorization(context.Background(), t, io.Discard)
+		Expect(t.Credential).NotTo(BeEmpty(), t.CredentialUnobtained)
+		expectConfidentialWith(func(t *target.Target) {
+			t.Profile.MCPAuthorization.ClientAuthMethod = "client_secret_post"
+		}, []fakeauthz.Break{fakeauthz.SecretBodyOnly}, nil, nil, "")
 	})
 	It("still fails CLIENTAUTH-1 for a client whose registered method the profile does not give", func() {
 		expectConfidentialWith(func(*target.Target) {}, []fakeauthz.Break{fakeauthz.SecretPostRefused}, []string{tkSecretInBody}, nil, "HTTP 200 with an access_token")
