@@ -48,7 +48,7 @@ func authorizationCode(ctx context.Context, t *target.Target, stderr io.Writer) 
 		scope = a.Scope
 	}
 	flow := oauthclient.CodeFlow{HTTP: t.HTTP, Approve: t.ApproveAuthorization, RedirectURI: a.RedirectURI, ClientID: a.ClientID, Scope: scope, Secret: a.ClientSecret(),
-		Sleep: target.Sleep}
+		Method: a.ClientAuthMethod, Sleep: target.Sleep}
 	kept := keptCodeClient{store: t.Clients, key: registrations.Key{Server: issuer, RedirectURI: a.RedirectURI, Use: registrations.CodeTokens}}
 	if a.ClientID == "" {
 		kept.use(&flow)

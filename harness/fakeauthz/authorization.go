@@ -99,6 +99,9 @@ func (h *Host) serveASMetadata(w http.ResponseWriter) {
 	if h.breaks[ConfidentialOnly] {
 		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic"}
 	}
+	if h.breaks[SecretBodyOnly] {
+		doc["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic", "client_secret_post"}
+	}
 	if h.breaks[PlainHTTPEndpoint] {
 		doc["revocation_endpoint"] = "http://as.conform.invalid/tenant/revoke"
 	}
@@ -326,6 +329,17 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 		}
 		if !h.breaks[IssMissing] {
 			v.Set("iss", h.Issuer())
+		}
+		if params.Has("error") && q.Get("response_type") == "token" && h.breaks[TokenErrorInFragment] {
+			// The redirect URI's own query stays where it is.
+			own, f := u.Query(), url.Values{}
+			for k, vs := range v {
+				if !own.Has(k) || params.Has(k) {
+					f[k] = vs
+				}
+			}
+			http.Redirect(w, r, u.String()+"#"+f.Encode(), http.StatusFound)
+			return
 		}
 		u.RawQuery = v.Encode()
 		http.Redirect(w, r, u.String(), http.StatusFound)

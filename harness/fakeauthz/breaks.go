@@ -378,6 +378,12 @@ const (
 	// authorization server MUST reject the token request"). Implies
 	// ConfidentialRegistration.
 	ChallengeEnforcedAtToken Break = "challenge-enforced-at-token"
+	// TokenErrorInFragment, a compliant choice, refuses response_type=token
+	// with unsupported_response_type in the redirect's fragment, where a
+	// server that knows the implicit grant answers it (RFC 6749 4.2.2.1), as
+	// panva's oidc-provider does: an error response all the same (OAuth 2.1
+	// 4.1.1, AUTHREQ-2).
+	TokenErrorInFragment Break = "token-error-in-fragment"
 	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
 	// OAuth 2.1 4.1.2).
 	ChallengeInCode Break = "challenge-in-code"
@@ -403,9 +409,19 @@ const (
 	// (TOKRESP-3; OAuth 2.1 1.4.1).
 	ScopeNarrowedSilently Break = "scope-narrowed-silently"
 	// SecretPostRefused takes a confidential client's secret by HTTP Basic
-	// only, refusing it in the body (CLIENTAUTH-1; OAuth 2.1 2.4.1). Implies
+	// only, refusing it in the body (CLIENTAUTH-1; OAuth 2.1 2.4.1) from a
+	// client registered for client_secret_post or whose method the profile
+	// does not give. From a client registered for client_secret_basic it is
+	// a compliant choice, ORY Hydra's: the server holds the client to the
+	// method it registered with (RFC 7591 2). Implies
 	// ConfidentialRegistration.
 	SecretPostRefused Break = "secret-post-refused"
+	// SecretBodyOnly, a compliant choice, lists client_secret_basic and
+	// client_secret_post, and takes ConfidentialID's secret in the body
+	// only, the client_secret_post it stands registered with: a server may
+	// hold a client to the method it registered with (RFC 7591 2), as ORY
+	// Hydra does. Implies ConfidentialOnly.
+	SecretBodyOnly Break = "secret-body-only"
 	// SecretNotChecked redeems a confidential client's code without its
 	// secret or with a wrong one (CLIENTAUTH-2; OAuth 2.1 3.2.2). Implies
 	// ConfidentialRegistration.
@@ -574,6 +590,7 @@ var implies = map[Break][]Break{
 	ChallengeEnforcedAtToken:     {ConfidentialRegistration},
 	JWTMethodWithoutAlgsRFC8414:  {JWTMethodWithoutAlgs},
 	SecretPostRefused:            {ConfidentialRegistration},
+	SecretBodyOnly:               {ConfidentialOnly},
 	SecretNotChecked:             {ConfidentialRegistration},
 	BasicFailureNoChallenge:      {ConfidentialRegistration},
 	SecretWithoutExpiry:          {ConfidentialRegistration},

@@ -186,6 +186,8 @@ func (h *Host) clientAuthenticated(w http.ResponseWriter, f url.Values, clientID
 		return false
 	}
 	switch {
+	case basic && h.breaks[SecretBodyOnly] && clientID == ConfidentialID:
+		return fail(http.StatusUnauthorized)
 	case basic && basicID == clientID && basicSecret == secret:
 		return true
 	case basic && h.breaks[BasicFailureNoChallenge]:

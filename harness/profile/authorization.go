@@ -62,6 +62,13 @@ type MCPAuthorization struct {
 	// secret, for an authorization server that serves confidential clients
 	// only (never the secret itself: a profile is no place for it).
 	ClientSecretEnv string `yaml:"client_secret_env"`
+	// ClientAuthMethod is the token_endpoint_auth_method ClientID was
+	// registered with, when known (RFC 7591 2: the client's "requested
+	// authentication method for the token endpoint"). A server may hold the
+	// client to it, so the secret is sent that way, and CLIENTAUTH-1, which
+	// sends it in the body, judges only a client registered for
+	// client_secret_post or one whose method is not given.
+	ClientAuthMethod string `yaml:"client_auth_method"`
 	// SecondClientID is another client registered beforehand with
 	// RedirectURI, whose attempts to redeem the first client's code or
 	// refresh token must fail (CODE-2, REFRESH-3); without it the suite
@@ -113,6 +120,9 @@ func (a MCPAuthorization) validate() error {
 	}
 	if a.ClientSecretEnv != "" && a.ClientID == "" {
 		return fmt.Errorf("profile: mcp_authorization.client_secret_env needs mcp_authorization.client_id, the client the secret is for")
+	}
+	if a.ClientAuthMethod != "" && a.ClientID == "" {
+		return fmt.Errorf("profile: mcp_authorization.client_auth_method needs mcp_authorization.client_id, the client registered with it")
 	}
 	if a.SecondClientSecretEnv != "" && a.SecondClientID == "" {
 		return fmt.Errorf("profile: mcp_authorization.second_client_secret_env needs mcp_authorization.second_client_id, the client the secret is for")

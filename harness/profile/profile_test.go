@@ -162,6 +162,7 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Entry("a relative redirect URI", "  redirect_uri: /callback\n", "redirect_uri must be an absolute URL"),
 		Entry("another resource that is not a URL", "  other_resource: other\n", "mcp_authorization.other_resource must be an http or https URL"),
 		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
+		Entry("a client's registered method without the client", "  client_auth_method: client_secret_post\n", "client_auth_method needs mcp_authorization.client_id"),
 		Entry("a second client's secret without the client", "  second_client_secret_env: X\n", "second_client_secret_env needs mcp_authorization.second_client_id"),
 		Entry("a second client that is the first", "  client_id: a\n  second_client_id: a\n", "second_client_id must name another client"),
 		Entry("an expiry that is no RFC 3339 time", "  expired_token_expired_at: yesterday\n", "expired_token_expired_at must be an RFC 3339 time"),

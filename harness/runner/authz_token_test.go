@@ -67,10 +67,17 @@ func confidentialProfile(_ *fakeauthz.Host, t *target.Target) {
 // authentication included, against a fake that serves confidential clients
 // only, the run's client being the fake's confidential one.
 func runConfidential(breaks ...fakeauthz.Break) outcome.Run {
+	return runConfidentialWith(func(*target.Target) {}, breaks...)
+}
+
+// runConfidentialWith is runConfidential with the profile changed after it
+// names the confidential client.
+func runConfidentialWith(change func(*target.Target), breaks ...fakeauthz.Break) outcome.Run {
 	h := fakeauthz.Start(append([]fakeauthz.Break{fakeauthz.ConfidentialOnly}, breaks...)...)
 	DeferCleanup(h.Close)
 	t := h.Target()
 	confidentialProfile(h, t)
+	change(t)
 	run, err := runner.Run(context.Background(), runner.Options{Target: t, Pack: spec.Authorization})
 	Expect(err).NotTo(HaveOccurred())
 	return run
@@ -93,7 +100,14 @@ var confidentialOnlyNotRun = withInapplicable([]string{asRegistration, asRegHTTP
 // failing exactly failed, each naming says, and leaving not run exactly
 // what a server without registration leaves and notRun.
 func expectConfidential(breaks []fakeauthz.Break, failed, notRun []string, says string) {
-	run := runConfidential(breaks...)
+	expectConfidentialWith(func(*target.Target) {}, breaks, failed, notRun, says)
+}
+
+// expectConfidentialWith is expectConfidential with the profile changed
+// after it names the confidential client.
+func expectConfidentialWith(change func(*target.Target), breaks []fakeauthz.Break, failed, notRun []string, says string) {
+	GinkgoHelper()
+	run := runConfidentialWith(change, breaks...)
 	failed, notRun = slices.Clone(failed), slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(confidentialOnlyNotRun), notRun...))))
 	slices.Sort(failed)
 	slices.Sort(notRun)

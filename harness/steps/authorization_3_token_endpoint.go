@@ -94,9 +94,18 @@ func (st *authzState) redeemAuthenticated(ctx context.Context, secret oauthclien
 // redeemSecretInBody: "To support clients in possession of a client secret,
 // the authorization server MUST support the client including the client
 // credentials in the request body content" (OAuth 2.1 2.4.1), whatever its
-// metadata lists.
+// metadata lists. The server supports the body for clients registered for
+// it: one that holds a client registered for another method to that method
+// (RFC 7591 2: the client's "requested authentication method for the token
+// endpoint") departs from nothing, so such a client leaves the check not
+// run; one whose method is not given is judged.
 func (st *authzState) redeemSecretInBody(ctx context.Context) error {
-	return st.redeemAuthenticated(ctx, oauthclient.Secret{Value: st.Target.Profile.MCPAuthorization.ClientSecret(), Post: true})
+	a := st.Target.Profile.MCPAuthorization
+	if m := a.ClientAuthMethod; m != "" && m != oauthclient.AuthPost {
+		return st.skip(fmt.Sprintf("the client %q was registered for the token_endpoint_auth_method %s (mcp_authorization.client_auth_method), and a server may hold a client to the method it registered with (RFC 7591 2), "+
+			"so its secret refused in the body says nothing of the body's support (OAuth 2.1 2.4.1): set mcp_authorization.client_id and client_secret_env to a client registered for client_secret_post", a.ClientID, m))
+	}
+	return st.redeemAuthenticated(ctx, oauthclient.Secret{Value: a.ClientSecret(), Post: true})
 }
 
 // redeemWrongSecret redeems with a wrong secret sent the way the control

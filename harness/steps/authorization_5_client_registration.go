@@ -60,7 +60,7 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	st.authz.as.scope = withOfflineAccess(st.chooseScope(ctx), st.authz.as.md)
 	if id := st.Target.Profile.MCPAuthorization.ClientID; id != "" {
 		st.authz.as.clientID = id
-		st.authz.as.secret = oauthclient.SecretFor(st.authz.as.md, "", st.Target.Profile.MCPAuthorization.ClientSecret())
+		st.authz.as.secret = oauthclient.SecretFor(st.authz.as.md, st.Target.Profile.MCPAuthorization.ClientAuthMethod, st.Target.Profile.MCPAuthorization.ClientSecret())
 		return nil
 	}
 	st.authzClient.mu.Lock()

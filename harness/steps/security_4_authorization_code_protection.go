@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -38,17 +39,23 @@ func (st *authzState) asMethodNotListed(method string) error {
 
 // authorizationRefused: a refusal is a redirect to the redirect_uri with
 // error (OAuth 2.1 section 4.1.2.1), or an error status; a code is an
-// acceptance. A page the harness cannot follow without the approval command
-// leaves the scenario not run.
+// acceptance. A server that knows the implicit grant answers
+// response_type=token in the fragment (RFC 6749 4.2.2.1): an error there
+// refuses too, and a token there is the acceptance 7.1.3.7 forbids ("Bearer
+// tokens MUST NOT be passed in page URLs"). A page the harness cannot
+// follow without the approval command leaves the scenario not run.
 func (st *authzState) authorizationRefused() error {
 	a, err := st.needAnswer()
 	if err != nil {
 		return err
 	}
+	fragment := fragmentOf(a.location)
 	switch {
-	case a.redirected && a.params.Get("code") != "":
+	case a.redirected && (a.params.Get("code") != "" || fragment.Get("code") != ""):
 		return st.depart("authorization response", "a refusal: a redirect to the redirect_uri with error, or a 4xx", "a code: "+a.location, a.ex)
-	case a.redirected && a.params.Get("error") != "":
+	case a.redirected && fragment.Get("access_token") != "":
+		return st.depart("authorization response (OAuth 2.1 7.1.3.7)", "a refusal: a redirect to the redirect_uri with error, or a 4xx", "an access_token in the fragment of the redirect to the redirect_uri", a.ex)
+	case a.redirected && (a.params.Get("error") != "" || fragment.Get("error") != ""):
 		return nil
 	case a.status >= 400 && a.status < 500:
 		return nil
@@ -60,6 +67,20 @@ func (st *authzState) authorizationRefused() error {
 		return st.skip(fmt.Sprintf("the authorization endpoint answered %s, which may be a consent page: set oauth.authorization_approval_command so the suite can see where it leads", a.describe()))
 	}
 	return st.depart("authorization response", "a refusal: a redirect to the redirect_uri with error, or a 4xx", a.describe(), a.ex)
+}
+
+// fragmentOf returns the parameters of location's fragment, none when it
+// has none or does not parse.
+func fragmentOf(location string) url.Values {
+	u, err := url.Parse(location)
+	if err != nil {
+		return url.Values{}
+	}
+	v, err := url.ParseQuery(u.EscapedFragment())
+	if err != nil {
+		return url.Values{}
+	}
+	return v
 }
 
 func (st *authzState) tokenIssued() error {

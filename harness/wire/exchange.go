@@ -173,8 +173,10 @@ func MaskSecret(s string, secrets ...string) string {
 }
 
 // querySecret is a credential in the query of a URL written in text, such
-// as an authorization response's code in the redirect a message quotes.
-var querySecret = regexp.MustCompile(`([?&](?:` + strings.Join(secretFields, "|") + `)=)[^&#\s"']+`)
+// as an authorization response's code in the redirect a message quotes, or
+// in its fragment, where a server that knows the implicit grant puts a
+// token (RFC 6749 4.2.2).
+var querySecret = regexp.MustCompile(`([?&#](?:` + strings.Join(secretFields, "|") + `)=)[^&#\s"']+`)
 
 // MaskQuery hides the credentials in the query of every URL in s.
 func MaskQuery(s string) string {

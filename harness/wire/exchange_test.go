@@ -42,4 +42,8 @@ var _ = Describe("MaskQuery", func() {
 			To(Equal("went to http://127.0.0.1:8765/callback?code=" + wire.Masked + "&state=s1 then"))
 		Expect(wire.MaskQuery("error=access_denied&state=x")).To(Equal("error=access_denied&state=x"))
 	})
+	It("hides a token in a redirect's fragment, where the implicit grant puts it", func() {
+		Expect(wire.MaskQuery("http://127.0.0.1:8765/callback#access_token=t0k.en&token_type=Bearer")).
+			To(Equal("http://127.0.0.1:8765/callback#access_token=" + wire.Masked + "&token_type=Bearer"))
+	})
 })

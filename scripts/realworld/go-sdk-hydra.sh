@@ -9,9 +9,10 @@
 # HYDRA_VERSION picks the release (default v2.3.0). PKCE_ENFORCED=1 turns on
 # Hydra's oauth2.pkce.enforced_for_public_clients (off by default).
 # CONFIDENTIAL=1 judges, instead of the public client the run registers, a
-# confidential client (client_secret_basic) the script registers at Hydra's
-# registration endpoint first: the rules for confidential clients run, those
-# for public clients alone do not.
+# confidential client the script registers at Hydra's registration endpoint
+# first, with the token_endpoint_auth_method CONFIDENTIAL_METHOD (default
+# client_secret_basic), which the profile names: the rules for confidential
+# clients run, those for public clients alone do not.
 #
 # The scenarios run one at a time (--concurrency 1): Hydra's in-memory
 # database refuses concurrent writes ("Unable to serialize access due to a
@@ -88,13 +89,14 @@ mcp_authorization:
 PROFILE
 if [ "${CONFIDENTIAL:-}" = 1 ]; then
 	reg=$(curl -sf -X POST "$issuer/oauth2/register" -H 'Content-Type: application/json' \
-		-d "{\"client_name\":\"conform-confidential\",\"redirect_uris\":[\"$redirect_uri\"],\"grant_types\":[\"authorization_code\",\"refresh_token\"],\"response_types\":[\"code\"],\"token_endpoint_auth_method\":\"client_secret_basic\"}")
+		-d "{\"client_name\":\"conform-confidential\",\"redirect_uris\":[\"$redirect_uri\"],\"grant_types\":[\"authorization_code\",\"refresh_token\"],\"response_types\":[\"code\"],\"token_endpoint_auth_method\":\"${CONFIDENTIAL_METHOD:-client_secret_basic}\"}")
 	member() { printf '%s' "$reg" | sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p"; }
 	export CONFORM_HYDRA_CLIENT_SECRET
 	CONFORM_HYDRA_CLIENT_SECRET=$(member client_secret)
 	cat >>"$work/profile.yaml" <<PROFILE
   client_id: $(member client_id)
   client_secret_env: CONFORM_HYDRA_CLIENT_SECRET
+  client_auth_method: ${CONFIDENTIAL_METHOD:-client_secret_basic}
 PROFILE
 fi
 judge --concurrency 1 "$@"
