@@ -373,6 +373,12 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	if h.breaks[ChallengeMissingWrongError] {
 		missingChallenge = "access_denied"
 	}
+	if q.Get("response_type") == "token" && h.breaks[ImplicitTokenInFragment] {
+		u, _ := url.Parse(redirectURI)
+		f := url.Values{"access_token": {h.Mint(h.Endpoint(), q.Get("scope"), false)}, "token_type": {"Bearer"}, "state": {q.Get("state")}}
+		http.Redirect(w, r, u.String()+"#"+f.Encode(), http.StatusFound)
+		return
+	}
 	switch {
 	case q.Get("response_type") != "code" && !h.breaks[ResponseTypeIgnored]:
 		back(url.Values{"error": {"unsupported_response_type"}})

@@ -384,6 +384,10 @@ const (
 	// panva's oidc-provider does: an error response all the same (OAuth 2.1
 	// 4.1.1, AUTHREQ-2).
 	TokenErrorInFragment Break = "token-error-in-fragment"
+	// ImplicitTokenInFragment answers response_type=token with an access
+	// token in the redirect's fragment, as an implicit grant would (RFC 6749
+	// 4.2.2): AUTHREQ-2 fails (OAuth 2.1 4.1.1, 7.1.3.7).
+	ImplicitTokenInFragment Break = "implicit-token-in-fragment"
 	// ChallengeInCode puts the code_challenge verbatim in the code (PKCE-7;
 	// OAuth 2.1 4.1.2).
 	ChallengeInCode Break = "challenge-in-code"

@@ -54,6 +54,7 @@ var _ = Describe("the mcp-authorization pack against a fake authorization endpoi
 		Entry("an unknown parameter refused", fakeauthz.UnknownParamRefused, []string{asUnknownParam}, nil, "MUST ignore unrecognized request parameters"),
 		Entry("a request without scope refused with invalid_request", fakeauthz.ScopeOmittedWrongError, []string{asNoScope}, nil, "OAuth 2.1 1.4.1"),
 		Entry("a code whatever response_type asks", fakeauthz.ResponseTypeIgnored, []string{asResponseType}, nil, "a code"),
+		Entry("an access token in the fragment for response_type token", fakeauthz.ImplicitTokenInFragment, []string{asResponseType}, nil, "7.1.3.7"),
 		Entry("state sent twice", fakeauthz.StateRepeated, []string{asParamOnce}, nil, "state 2 times"),
 		Entry("the redirect URI's query dropped", fakeauthz.RedirectQueryDropped, []string{asRedirQuery}, nil, "MUST be retained"),
 		Entry("the code_challenge in the code", fakeauthz.ChallengeInCode, []string{asHidden}, nil, "code carries the code_challenge verbatim"),
