@@ -90,21 +90,7 @@ func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run
 	// One initializer for every pass: the control, run once, is shared
 	// through it.
 	initialize := clientsteps.Initializer(cfg, notes)
-	var refused error
-	for _, pass := range passes(tags, 1) {
-		if refused != nil || ctx.Err() != nil {
-			break
-		}
-		col.setPass(pass.order)
-		status := godog.TestSuite{
-			Name:                "conform-client",
-			ScenarioInitializer: initialize,
-			Options:             suiteOptions(ctx, name, fsys, paths, pass),
-		}.Run()
-		if status == 2 {
-			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass.tags)
-		}
-	}
+	refused := runPasses(ctx, col, name, fsys, paths, passes(tags, 1), func() func(*godog.ScenarioContext) { return initialize })
 	run.Duration = now().Sub(run.Started)
 	run.Results = col.ordered()
 	return run, refused

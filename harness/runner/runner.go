@@ -89,34 +89,45 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 		suite.Announce = opts.Observer.Waiting
 	}
 	run := outcome.Run{Target: opts.Target.Name(), Pack: sp.Pack, Started: now(), Strict: opts.Strict}
-	var refused error
-	for _, pass := range passes(tags, opts.Concurrency) {
-		if refused != nil || ctx.Err() != nil {
-			break
+	refused := runPasses(ctx, col, name, fsys, paths, passes(tags, opts.Concurrency), func() func(*godog.ScenarioContext) {
+		return pack.Vocabulary(suite)
+	})
+	run.Duration = now().Sub(run.Started)
+	run.Revision = suite.MCP.Revision()
+	run.Results = col.ordered()
+	return run, refused
+}
+
+// runPasses runs a run's passes with godog, reporting to the collector col
+// (registered as format), each pass with the scenario initializer
+// initializer returns; a pass whose tags no feature file holds is skipped
+// unparsed. It stops when ctx ends, and at the first pass godog refuses.
+func runPasses(ctx context.Context, col *collector, format string, fsys fs.FS, paths []string, ps []pass, initializer func() func(*godog.ScenarioContext)) error {
+	for _, p := range ps {
+		if ctx.Err() != nil {
+			return nil
 		}
 		passPaths := paths
-		if len(pass.needs) > 0 {
-			if passPaths, err = holding(fsys, paths, pass.needs); err != nil {
-				return outcome.Run{}, err
+		if len(p.needs) > 0 {
+			var err error
+			if passPaths, err = holding(fsys, paths, p.needs); err != nil {
+				return err
 			}
 			if len(passPaths) == 0 {
 				continue
 			}
 		}
-		col.setPass(pass.order)
+		col.setPass(p.order)
 		status := godog.TestSuite{
 			Name:                "conform",
-			ScenarioInitializer: pack.Vocabulary(suite),
-			Options:             suiteOptions(ctx, name, fsys, passPaths, pass),
+			ScenarioInitializer: initializer(),
+			Options:             suiteOptions(ctx, format, fsys, passPaths, p),
 		}.Run()
 		if status == 2 {
-			refused = fmt.Errorf("the feature runner refused its options (tags %q)", pass.tags)
+			return fmt.Errorf("the feature runner refused its options (tags %q)", p.tags)
 		}
 	}
-	run.Duration = now().Sub(run.Started)
-	run.Revision = suite.MCP.Revision()
-	run.Results = col.ordered()
-	return run, refused
+	return nil
 }
 
 // selectScenarios turns a run's selection into godog's: the tag expression,
