@@ -85,7 +85,8 @@ func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run
 	}
 	notes := steps.NewNotes()
 	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
-	name := col.register()
+	name, done := col.register()
+	defer done()
 	run := outcome.Run{Target: cfg.Command, Pack: sp.Pack, Role: spec.ClientSide, Started: now(), Strict: opts.Strict}
 	// One initializer for every pass: the control, run once, is shared
 	// through it.

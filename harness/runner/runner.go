@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,7 +82,8 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	}
 	notes := steps.NewNotes()
 	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
-	name := col.register()
+	name, done := col.register()
+	defer done()
 
 	suite := steps.NewSuite(opts.Target, notes)
 	suite.Only = only
@@ -98,11 +100,12 @@ func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
 	return run, refused
 }
 
-// runPasses runs a run's passes with godog, reporting to the collector col
-// (registered as format), each pass with the scenario initializer
+// runPasses runs a run's passes with godog as the suite named suite, which
+// reports to the collector col registered under it, each pass with the
+// scenario initializer
 // initializer returns; a pass whose tags no feature file holds is skipped
 // unparsed. It stops when ctx ends, and at the first pass godog refuses.
-func runPasses(ctx context.Context, col *collector, format string, fsys fs.FS, paths []string, ps []pass, initializer func() func(*godog.ScenarioContext)) error {
+func runPasses(ctx context.Context, col *collector, suite string, fsys fs.FS, paths []string, ps []pass, initializer func() func(*godog.ScenarioContext)) error {
 	for _, p := range ps {
 		if ctx.Err() != nil {
 			return nil
@@ -119,9 +122,9 @@ func runPasses(ctx context.Context, col *collector, format string, fsys fs.FS, p
 		}
 		col.setPass(p.order)
 		status := godog.TestSuite{
-			Name:                "conform",
+			Name:                suite,
 			ScenarioInitializer: initializer(),
-			Options:             suiteOptions(ctx, format, fsys, passPaths, p),
+			Options:             suiteOptions(ctx, fsys, passPaths, p),
 		}.Run()
 		if status == 2 {
 			return fmt.Errorf("the feature runner refused its options (tags %q)", p.tags)
@@ -167,20 +170,39 @@ func newCollector(sp *spec.Spec, notes *steps.Notes, observer Observer, expected
 	}
 }
 
-// register makes the collector a godog formatter and returns its name.
-// godog finds formatters by name in a global registry; a name per run keeps
-// concurrent runs (tests) apart.
-func (c *collector) register() string {
-	name := fmt.Sprintf("conform-collector-%d", runs.Add(1))
-	godog.Format(name, "builds the conform outcome model", func(string, io.Writer) formatters.Formatter { return c })
-	return name
+// collectorFormat is the one godog formatter conform registers, once:
+// godog keeps formatters in a global registry it reads without a lock when a
+// suite starts, so a run that registered its own while another started
+// would race with it. Each run names its suite instead, and the formatter
+// finds the run's collector by that name.
+const collectorFormat = "conform-collector"
+
+var (
+	// collectors are the running runs' collectors, by suite name.
+	collectors     sync.Map
+	registerFormat sync.Once
+)
+
+// register enters the collector under a suite name of its own, which
+// godog gives the formatter, and returns the name and the function that
+// removes it at the run's end.
+func (c *collector) register() (suite string, done func()) {
+	registerFormat.Do(func() {
+		godog.Format(collectorFormat, "builds the conform outcome model", func(suite string, _ io.Writer) formatters.Formatter {
+			c, _ := collectors.Load(suite)
+			return c.(*collector)
+		})
+	})
+	suite = fmt.Sprintf("conform-%d", runs.Add(1))
+	collectors.Store(suite, c)
+	return suite, func() { collectors.Delete(suite) }
 }
 
 // suiteOptions are godog's options for one pass: always Strict, reported to
-// the collector named format only.
-func suiteOptions(ctx context.Context, format string, fsys fs.FS, paths []string, p pass) *godog.Options {
+// the run's collector only (collectorFormat).
+func suiteOptions(ctx context.Context, fsys fs.FS, paths []string, p pass) *godog.Options {
 	return &godog.Options{
-		Format:         format,
+		Format:         collectorFormat,
 		Strict:         true,
 		FS:             fsys,
 		Paths:          paths,
