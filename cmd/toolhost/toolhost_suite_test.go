@@ -75,10 +75,11 @@ func serve(addr, data string) (*gexec.Session, string) {
 	return serveWith(nil, addr, data)
 }
 
-// serveWith is serve with more environment variables.
-func serveWith(env []string, addr, data string) (*gexec.Session, string) {
+// serveWith is serve with more environment variables, and more arguments
+// of serve.
+func serveWith(env []string, addr, data string, args ...string) (*gexec.Session, string) {
 	GinkgoHelper()
-	s := startWith(env, toolhostPath, "serve", "--addr", addr, "--data", data)
+	s := startWith(env, toolhostPath, append([]string{"serve", "--addr", addr, "--data", data}, args...)...)
 	DeferCleanup(func() { s.Terminate().Wait(10 * time.Second) })
 	Eventually(s.Out, 10*time.Second).Should(gbytes.Say(`toolhost serving`))
 	m := serving.FindSubmatch(s.Out.Contents())
