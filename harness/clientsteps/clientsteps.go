@@ -132,6 +132,22 @@ func (st *scenario) skip(reason string) error {
 	return &outcome.Skip{Reason: reason}
 }
 
+// unseen stops the scenario as not run because the client never did what
+// it would be judged on: why, and how its last run ended.
+func (st *scenario) unseen(why string) error {
+	return st.skip(why + "; " + describe(st.last().res))
+}
+
+// sent are the recorded requests keep selects, or a not-run error saying
+// none when the client sent none.
+func (st *scenario) sent(keep func(scripted.Request) bool, none string) ([]scripted.Request, error) {
+	got := filter(st.log.Requests(), keep)
+	if len(got) == 0 {
+		return nil, st.unseen(none)
+	}
+	return got, nil
+}
+
 // phrases are the Given texts of each pack's scripted server variants.
 var phrases = map[string]map[string]scripted.Variant{
 	"mcp-authorization": {

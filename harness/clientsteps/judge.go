@@ -170,7 +170,7 @@ func (st *scenario) challenged(srv *scripted.Server) *scripted.Request {
 func (st *scenario) needChallenge() (*scripted.Request, error) {
 	c := st.challenged(st.first())
 	if c == nil {
-		return nil, st.skip("the client never sent a request the server answered 401; " + describe(st.last().res))
+		return nil, st.unseen("the client never sent a request the server answered 401")
 	}
 	return c, nil
 }
@@ -349,11 +349,7 @@ var discarded = map[scripted.Variant]string{
 // authorizations are the authorization requests, or a not-run error when
 // the client sent none.
 func (st *scenario) authorizations() ([]scripted.Request, error) {
-	got := filter(st.log.Requests(), func(r scripted.Request) bool { return isAuthorization(r, st.first()) })
-	if len(got) == 0 {
-		return nil, st.skip("the client sent no authorization request; " + describe(st.last().res))
-	}
-	return got, nil
+	return st.sent(func(r scripted.Request) bool { return isAuthorization(r, st.first()) }, "the client sent no authorization request")
 }
 
 func (st *scenario) resource() error {
@@ -382,7 +378,7 @@ func (st *scenario) needToken() (int, error) {
 			return r.Seq, nil
 		}
 	}
-	return 0, st.skip("the client obtained no token; " + describe(st.last().res))
+	return 0, st.unseen("the client obtained no token")
 }
 
 func (st *scenario) tokenEveryRequest() error {
@@ -539,7 +535,7 @@ func (st *scenario) registeredOnce() error {
 	}
 	signIns := filter(later, func(r scripted.Request) bool { return isDeviceAuthorization(r, srv) })
 	if len(signIns) == 0 {
-		return st.skip("the second start did not sign in again, so which client_id it kept is not seen; " + describe(st.last().res))
+		return st.unseen("the second start did not sign in again, so which client_id it kept is not seen")
 	}
 	if got := signIns[0].Form.Get("client_id"); got != kept.ClientID {
 		return st.depart("registration", "the second start's sign-in with the client_id "+kept.ClientID, "client_id "+got, signIns[0])
@@ -562,7 +558,7 @@ func (st *scenario) restartedDeviceFlow() error {
 		}
 	}
 	if refused == nil {
-		return st.skip("the client never polled with a device code the server refused; " + describe(st.last().res))
+		return st.unseen("the client never polled with a device code the server refused")
 	}
 	restarted := filter(after(st.log.Requests(), refused.Seq), func(r scripted.Request) bool { return isDeviceAuthorization(r, srv) })
 	if len(restarted) == 0 {
@@ -585,7 +581,7 @@ func (st *scenario) signedInAgain() error {
 		}
 	}
 	if refused == nil {
-		return st.skip("the client did not present its revoked credential in its second start; " + describe(st.last().res))
+		return st.unseen("the client did not present its revoked credential in its second start")
 	}
 	again := filter(after(st.log.Requests(), refused.Seq), func(r scripted.Request) bool { return isDeviceAuthorization(r, srv) })
 	if len(again) == 0 {

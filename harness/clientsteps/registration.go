@@ -41,7 +41,7 @@ func decodeRegistration(r scripted.Request) registration {
 func (st *scenario) applicationType() error {
 	regs := registrations(st.log.Requests(), st.first())
 	if len(regs) == 0 {
-		return st.skip("not applicable: the client did not register dynamically; " + describe(st.last().res))
+		return st.unseen("not applicable: the client did not register dynamically")
 	}
 	for _, r := range regs {
 		reg := decodeRegistration(r)
@@ -86,7 +86,7 @@ func (st *scenario) noClientIDOfFirst() error {
 			// one's token endpoint is what the Inspector CLI tries).
 			why += ": it did not ask for the protected resource metadata again, which names it"
 		}
-		return st.skip(why + "; " + describe(st.last().res))
+		return st.unseen(why)
 	}
 	for _, r := range moved {
 		used := r.URL.Query().Get("client_id")
@@ -116,13 +116,9 @@ func (st *scenario) stateSent() error {
 // refreshes are the refresh token requests, or a not-run error: refresh
 // tokens are optional, and a client that never uses one is not judged.
 func (st *scenario) refreshes() ([]scripted.Request, error) {
-	got := filter(st.log.Requests(), func(r scripted.Request) bool {
+	return st.sent(func(r scripted.Request) bool {
 		return isToken(r, st.first()) && r.Form.Get("grant_type") == "refresh_token"
-	})
-	if len(got) == 0 {
-		return nil, st.skip("not applicable: the client did not use a refresh token; " + describe(st.last().res))
-	}
-	return got, nil
+	}, "not applicable: the client did not use a refresh token")
 }
 
 func (st *scenario) refreshResource() error {
@@ -144,7 +140,7 @@ func (st *scenario) refreshGrantRegistered() error {
 	}
 	regs := registrations(st.log.Requests(), st.first())
 	if len(regs) == 0 {
-		return st.skip("not applicable: the client did not register dynamically; " + describe(st.last().res))
+		return st.unseen("not applicable: the client did not register dynamically")
 	}
 	for _, r := range regs {
 		if !slices.Contains(decodeRegistration(r).GrantTypes, "refresh_token") {
@@ -179,7 +175,7 @@ func (st *scenario) newTokenAfterRefusal() error {
 	}
 	srv := st.first()
 	if !desiresRefresh(st.log.Requests(), srv) {
-		return st.skip("not applicable: the client showed no desire for refresh tokens (no refresh_token in the grant_types it registered, no offline_access asked for); " + describe(st.last().res))
+		return st.unseen("not applicable: the client showed no desire for refresh tokens (no refresh_token in the grant_types it registered, no offline_access asked for)")
 	}
 	var refused *scripted.Request
 	for _, r := range after(st.log.Requests(), st.runs[1].first-1) {
@@ -189,7 +185,7 @@ func (st *scenario) newTokenAfterRefusal() error {
 		}
 	}
 	if refused == nil {
-		return st.skip("the client did not present its revoked token in its second start; " + describe(st.last().res))
+		return st.unseen("the client did not present its revoked token in its second start")
 	}
 	later := after(st.log.Requests(), refused.Seq)
 	fresh := slices.DeleteFunc(srv.Issued(st.log), func(t string) bool { return t == bearerOf(*refused) })
