@@ -28,6 +28,7 @@ import (
 
 	"github.com/conform-mcp/conform/harness/oauthclient"
 	"github.com/conform-mcp/conform/harness/profile"
+	"github.com/conform-mcp/conform/harness/statefile"
 	"github.com/conform-mcp/conform/harness/target"
 )
 
@@ -263,24 +264,8 @@ func save(dir string, states map[string]targetState) error {
 	if err != nil {
 		return fmt.Errorf("login: encode state: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, stateFile+".*")
-	if err != nil {
-		return fmt.Errorf("login: write state: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("login: write state: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("login: write state: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("login: write state: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, stateFile)); err != nil {
-		return fmt.Errorf("login: write state: %w", err)
+	if err := statefile.Write(filepath.Join(dir, stateFile), data); err != nil {
+		return fmt.Errorf("login: %w", err)
 	}
 	return nil
 }

@@ -24,6 +24,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+
+	"github.com/conform-mcp/conform/harness/statefile"
 )
 
 // File is the store's file under the state directory; it holds client
@@ -203,24 +205,5 @@ func (s *Store) write(kept map[Key]Client) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", s.path, err)
 	}
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, File+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), s.path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", s.path, err)
-	}
-	return nil
+	return statefile.Write(s.path, data)
 }
