@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/conform-mcp/conform/harness/oauthclient"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -123,6 +124,12 @@ func (a MCPAuthorization) validate() error {
 	}
 	if a.ClientAuthMethod != "" && a.ClientID == "" {
 		return fmt.Errorf("profile: mcp_authorization.client_auth_method needs mcp_authorization.client_id, the client registered with it")
+	}
+	// A method the harness does not speak would have the secret sent some
+	// other way than the client was registered for, and the server's
+	// refusal read as its departure.
+	if m := a.ClientAuthMethod; m != "" && m != oauthclient.AuthNone && m != oauthclient.AuthBasic && m != oauthclient.AuthPost {
+		return fmt.Errorf("profile: mcp_authorization.client_auth_method must be %s, %s or %s (RFC 7591 2), got %q", oauthclient.AuthBasic, oauthclient.AuthPost, oauthclient.AuthNone, m)
 	}
 	if a.SecondClientSecretEnv != "" && a.SecondClientID == "" {
 		return fmt.Errorf("profile: mcp_authorization.second_client_secret_env needs mcp_authorization.second_client_id, the client the secret is for")

@@ -163,6 +163,7 @@ var _ = Describe("the mcp_authorization keys", func() {
 		Entry("another resource that is not a URL", "  other_resource: other\n", "mcp_authorization.other_resource must be an http or https URL"),
 		Entry("an Origin that is not one", "  invalid_origin: evil\n", "invalid_origin must be an origin"),
 		Entry("a client's registered method without the client", "  client_auth_method: client_secret_post\n", "client_auth_method needs mcp_authorization.client_id"),
+		Entry("a registered method the harness does not speak", "  client_id: a\n  client_auth_method: client_secret_pst\n", `client_auth_method must be client_secret_basic, client_secret_post or none (RFC 7591 2), got "client_secret_pst"`),
 		Entry("a second client's secret without the client", "  second_client_secret_env: X\n", "second_client_secret_env needs mcp_authorization.second_client_id"),
 		Entry("a second client that is the first", "  client_id: a\n  second_client_id: a\n", "second_client_id must name another client"),
 		Entry("an expiry that is no RFC 3339 time", "  expired_token_expired_at: yesterday\n", "expired_token_expired_at must be an RFC 3339 time"),
