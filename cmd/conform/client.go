@@ -69,16 +69,18 @@ func runClientHalf(ctx context.Context, f runFlags, c *profile.Client, sections 
 	}
 	fmt.Fprintf(stderr, "conform: judging the client %q by the client half of %s; conform plays the servers\n", c.Command, pack.Name)
 	run, err := runner.RunClient(ctx, runner.ClientOptions{
-		Pack: pack.Name,
+		Options: runner.Options{
+			Pack:     pack.Name,
+			Tags:     f.tags,
+			Sections: sections,
+			Scenario: f.scenario,
+			Strict:   f.strict,
+			Expected: expected,
+			Observer: observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
+		},
 		Client: clientsteps.Config{
 			Command: c.Command, Second: c.ToolCommand, Env: c.Environment(), Timeout: timeout, Preregistered: pre,
 		},
-		Tags:     f.tags,
-		Sections: sections,
-		Scenario: f.scenario,
-		Strict:   f.strict,
-		Expected: expected,
-		Observer: observer{live: report.LiveAll(outputs), stderr: stderr, hasLive: hasLive(outputs)},
 	})
 	if err != nil {
 		return usage("%v", err)

@@ -19,7 +19,7 @@ type verdict struct {
 // as conform run --client does, and returns each scenario's verdict by
 // name.
 func runPack(cfg clientsteps.Config) (map[string]verdict, error) {
-	run, err := runner.RunClient(context.Background(), runner.ClientOptions{Pack: cfg.Pack, Client: cfg})
+	run, err := runner.RunClient(context.Background(), runner.ClientOptions{Options: runner.Options{Pack: cfg.Pack}, Client: cfg})
 	if err != nil {
 		return nil, err
 	}

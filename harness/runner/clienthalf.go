@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/conform-mcp/conform/features/clients"
 	"github.com/conform-mcp/conform/harness/clientsteps"
 	"github.com/conform-mcp/conform/harness/outcome"
-	"github.com/conform-mcp/conform/harness/steps"
 	"github.com/conform-mcp/conform/spec"
 )
 
@@ -20,21 +18,13 @@ import (
 // conform plays the pack's scripted servers, runs Client.Command against
 // them, and judges the requests the client sends (features/clients).
 type ClientOptions struct {
-	// Pack names the pack whose client half runs; "" is the default.
-	Pack string
+	// Options select the scenarios and how they are reported, as for a
+	// server. Their Target is not used (conform plays the servers), nor
+	// their Concurrency (client scenarios run one at a time).
+	Options
 	// Client is how the user's client is run. Its StateDir, when "", is a
 	// directory the run makes and removes.
 	Client clientsteps.Config
-	// Tags, Sections, Scenario, Strict, Expected and Observer are as in
-	// Options.
-	Tags     string
-	Sections []string
-	Scenario string
-	Strict   bool
-	Expected map[string]bool
-	Observer Observer
-	// Now is the clock for durations; time.Now when nil.
-	Now func() time.Time
 }
 
 // ClientHalf returns the client half of the pack named name ("" is the
@@ -61,14 +51,11 @@ func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	sp, err := spec.LoadPack(pack.Name)
+	b, err := begin(opts.Options, pack, fsys)
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	tags, paths, only, err := selectScenarios(fsys, pack, sp, opts.Tags, opts.Sections, opts.Scenario)
-	if err != nil {
-		return outcome.Run{}, err
-	}
+	defer b.done()
 	cfg := opts.Client
 	cfg.Pack = pack.Name
 	if cfg.StateDir == "" {
@@ -79,21 +66,13 @@ func runClient(ctx context.Context, opts ClientOptions, fsys fs.FS) (outcome.Run
 		defer os.RemoveAll(dir)
 		cfg.StateDir = dir
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	notes := steps.NewNotes()
-	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
-	name, done := col.register()
-	defer done()
-	run := outcome.Run{Target: cfg.Command, Pack: sp.Pack, Role: spec.ClientSide, Started: now(), Strict: opts.Strict}
+	run := outcome.Run{Target: cfg.Command, Pack: b.sp.Pack, Role: spec.ClientSide, Started: b.now(), Strict: opts.Strict}
 	// One initializer for every pass: the control, run once, is shared
 	// through it.
-	initialize := clientsteps.Initializer(cfg, notes)
-	refused := runPasses(ctx, col, name, fsys, paths, passes(tags, 1), func() func(*godog.ScenarioContext) { return initialize })
-	run.Duration = now().Sub(run.Started)
-	run.Results = col.ordered()
+	initialize := clientsteps.Initializer(cfg, b.notes)
+	refused := runPasses(ctx, b.col, b.suite, fsys, b.paths, passes(b.tags, 1), func() func(*godog.ScenarioContext) { return initialize })
+	run.Duration = b.now().Sub(run.Started)
+	run.Results = b.col.ordered()
 	return run, refused
 }
 

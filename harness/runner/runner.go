@@ -68,36 +68,63 @@ func Run(ctx context.Context, opts Options) (outcome.Run, error) {
 // run is Run over the features in fsys; the runner's tests give it features
 // of their own (an undefined step) or a subset of the embedded ones.
 func run(ctx context.Context, opts Options, fsys fs.FS) (outcome.Run, error) {
-	pack, sp, err := loadPack(opts.Pack)
+	pack, err := LookupPack(opts.Pack)
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	tags, paths, only, err := selectScenarios(fsys, pack, sp, opts.Tags, opts.Sections, opts.Scenario)
+	b, err := begin(opts, pack, fsys)
 	if err != nil {
 		return outcome.Run{}, err
 	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
-	}
-	notes := steps.NewNotes()
-	col := newCollector(sp, notes, opts.Observer, opts.Expected, now, only)
-	name, done := col.register()
-	defer done()
+	defer b.done()
 
-	suite := steps.NewSuite(opts.Target, notes)
-	suite.Only = only
+	suite := steps.NewSuite(opts.Target, b.notes)
+	suite.Only = b.only
 	if opts.Observer != nil {
 		suite.Announce = opts.Observer.Waiting
 	}
-	run := outcome.Run{Target: opts.Target.Name(), Pack: sp.Pack, Started: now(), Strict: opts.Strict}
-	refused := runPasses(ctx, col, name, fsys, paths, passes(tags, opts.Concurrency), func() func(*godog.ScenarioContext) {
+	run := outcome.Run{Target: opts.Target.Name(), Pack: b.sp.Pack, Started: b.now(), Strict: opts.Strict}
+	refused := runPasses(ctx, b.col, b.suite, fsys, b.paths, passes(b.tags, opts.Concurrency), func() func(*godog.ScenarioContext) {
 		return pack.Vocabulary(suite)
 	})
-	run.Duration = now().Sub(run.Started)
+	run.Duration = b.now().Sub(run.Started)
 	run.Revision = suite.MCP.Revision()
-	run.Results = col.ordered()
+	run.Results = b.col.ordered()
 	return run, refused
+}
+
+// begun is what a run of either half has before its passes: the pack's
+// requirements, the selection in godog's terms, the run's clock, and its
+// collector, registered under the suite name until done.
+type begun struct {
+	sp         *spec.Spec
+	tags, only string
+	paths      []string
+	now        func() time.Time
+	notes      *steps.Notes
+	col        *collector
+	suite      string
+	done       func()
+}
+
+// begin loads pack's requirements, turns opts' selection into godog's over
+// the features in fsys, and registers the run's collector.
+func begin(opts Options, pack *Pack, fsys fs.FS) (*begun, error) {
+	sp, err := spec.LoadPack(pack.Name)
+	if err != nil {
+		return nil, err
+	}
+	b := &begun{sp: sp, now: opts.Now, notes: steps.NewNotes()}
+	b.tags, b.paths, b.only, err = selectScenarios(fsys, pack, sp, opts.Tags, opts.Sections, opts.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	b.col = newCollector(sp, b.notes, opts.Observer, opts.Expected, b.now, b.only)
+	b.suite, b.done = b.col.register()
+	return b, nil
 }
 
 // runPasses runs a run's passes with godog as the suite named suite, which
