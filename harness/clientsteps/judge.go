@@ -19,11 +19,16 @@ import (
 func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client made an authorized call$`, st.judged(st.authorizedCall))
 	sc.Step(`^the client requested the protected resource metadata at the URL the challenge named$`, st.judged(st.metadataFromChallenge))
-	sc.Step(`^the client requested the protected resource metadata at the well-known URIs in the specification's order$`, st.judged(st.resourceMetadataOrder))
-	sc.Step(`^the client requested the authorization server metadata at the well-known URIs in the specification's order$`, st.judged(st.serverMetadataOrder))
-	sc.Step(`^the client stopped before using any endpoint the authorization server metadata names$`, st.judged(st.stoppedAfterMetadata))
-	sc.Step(`^the client stopped before its authorization request$`, st.judged(st.stoppedBeforeAuthorization))
-	sc.Step(`^the client stopped before any request to the authorization server$`, st.judged(st.stoppedAfterResourceMetadata))
+	sc.Step(`^the client requested the (protected resource|authorization server) metadata at the well-known URIs in the specification's order$`, func(which string) error {
+		return st.judged(map[string]func() error{"protected resource": st.resourceMetadataOrder, "authorization server": st.serverMetadataOrder}[which])()
+	})
+	sc.Step(`^the client stopped before (using any endpoint the authorization server metadata names|its authorization request|any request to the authorization server)$`, func(where string) error {
+		return st.judged(map[string]func() error{
+			"using any endpoint the authorization server metadata names": st.stoppedAfterMetadata,
+			"its authorization request":                                  st.stoppedBeforeAuthorization,
+			"any request to the authorization server":                    st.stoppedAfterResourceMetadata,
+		}[where])()
+	})
 	sc.Step(`^after its token was refused, the client obtained a new one and called with it$`, st.judged(st.newTokenAfterRefusal))
 	sc.Step(`^the client stopped after the redirect, before any token request$`, st.judged(st.stoppedAfterRedirect))
 	sc.Step(`^every authorization request used PKCE with S256, and its code was redeemed with the matching code_verifier$`, st.judged(st.pkce))
