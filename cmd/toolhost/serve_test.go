@@ -372,13 +372,13 @@ func expectAnsweredOrBusy(statuses []int, bodies []string, status int, text stri
 	for i, got := range statuses {
 		if got == http.StatusServiceUnavailable {
 			Expect(bodies[i]).To(Or(ContainSubstring("the host is answering as much as it holds at once"),
-				ContainSubstring("the calls of this request ran longer than 500ms")))
+				ContainSubstring("the calls of this request ran longer than")))
 			continue
 		}
 		Expect(got).To(Equal(status), bodies[i])
 		Expect(bodies[i]).To(ContainSubstring(text))
 	}
-	Expect(count(statuses, status)).To(BeNumerically(">=", 1))
+	Expect(count(statuses, status)).To(BeNumerically(">=", 1), "answered %v: %q", statuses, bodies)
 }
 
 // count is how many of statuses are status.

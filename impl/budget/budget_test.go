@@ -242,6 +242,43 @@ var _ = Describe("the host's bound on reply bytes in flight", func() {
 		Expect(send(false)).To(Equal(http.StatusOK))
 	})
 
+	It("refuses at once the request that, holding part of the bound, would wait for more while every other holder waits too, so that the others go on", func() {
+		// Two batches have read once each, 40 of 100 apiece, and each
+		// wants 40 more: were both to wait, neither would ever go on.
+		var read sync.WaitGroup
+		read.Add(2)
+		bound := budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			Expect(b.Hold(r.Context(), 40)).To(Succeed())
+			read.Done()
+			read.Wait()
+			if err := b.Hold(r.Context(), 40); err != nil {
+				return
+			}
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}), budget.Limits{ReplyBytes: l.ReplyBytes, ScanBytes: l.ScanBytes, Timeout: time.Minute, InFlightBytes: l.InFlightBytes})
+		codes := make(chan *httptest.ResponseRecorder, 2)
+		for range 2 {
+			go func() {
+				defer GinkgoRecover()
+				rec := httptest.NewRecorder()
+				bound.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("{}")))
+				codes <- rec
+			}()
+		}
+		var got []int
+		for range 2 {
+			var rec *httptest.ResponseRecorder
+			Eventually(codes, 5*time.Second).Should(Receive(&rec), "long before the minute either may wait")
+			got = append(got, rec.Code)
+			if rec.Code == http.StatusServiceUnavailable {
+				Expect(rec.Header().Get("Retry-After")).To(Equal("1"))
+				Expect(rec.Body.String()).To(ContainSubstring("the host is answering as much as it holds at once"))
+			}
+		}
+		Expect(got).To(ConsistOf(http.StatusOK, http.StatusServiceUnavailable))
+	})
+
 	It("never makes a request wait for more than the whole bound, what it holds counted", func() {
 		rec := httptest.NewRecorder()
 		budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

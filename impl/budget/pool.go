@@ -2,7 +2,9 @@ package budget
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -15,9 +17,23 @@ import (
 // replies held 4.8 GB (issue 26 item 1). A call reserves what its reply may
 // take before it reads (Budget.Hold), and the request gives it back once
 // its answer is written, or its connection gave up.
+//
+// A request whose calls read one after another holds the first read's
+// share while it waits for the next. Four batches that had each read once
+// held 28 of 32 MiB and each waited for 7 more: none could go on, and all
+// four ran out of their time. So a request that holds part of the pool
+// waits for more only while some other holder is still at work, whose
+// answer will give back what it holds; the request that would make every
+// holder wait is refused at once instead, and what it gives back lets the
+// others go on.
 type pool struct {
 	sem  *semaphore.Weighted
 	size int64
+
+	mu sync.Mutex
+	// holders is how many requests hold part of the pool, waiting how
+	// many of them wait for more.
+	holders, waiting int
 }
 
 // ReplyFactor is how many bytes of a JSON reply one byte a read returns may
@@ -34,25 +50,69 @@ func newPool(size int64) *pool {
 // its whole time.
 const poolRetry = time.Second
 
+// errEveryHolderWaits is acquire's refusal of a holder whose wait no
+// answer would end.
+var errEveryHolderWaits = errors.New("every request holding the pool waits for more")
+
+// acquire takes n of the pool, waiting until ctx is done; holding says
+// whether the request holds part of it already.
+func (p *pool) acquire(ctx context.Context, n int64, holding bool) error {
+	p.mu.Lock()
+	if p.sem.TryAcquire(n) {
+		if !holding {
+			p.holders++
+		}
+		p.mu.Unlock()
+		return nil
+	}
+	if holding {
+		if p.waiting+1 >= p.holders {
+			p.mu.Unlock()
+			return errEveryHolderWaits
+		}
+		p.waiting++
+	}
+	p.mu.Unlock()
+	err := p.sem.Acquire(ctx, n)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if holding {
+		p.waiting--
+	} else if err == nil {
+		p.holders++
+	}
+	return err
+}
+
+// giveBack returns n, all that a request held.
+func (p *pool) giveBack(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.sem.Release(n)
+	p.holders--
+}
+
 // Hold reserves n reply bytes of the host's in-flight bound for the rest of
 // the request, waiting for them until the request's deadline. A request
 // never waits for more than the whole bound, counting what it holds
-// already, so it can never wait for itself. Past the deadline the request
-// is answered 503 with Retry-After.
+// already, so it can never wait for itself; nor, holding part of it, for
+// more while every other holder waits too (pool). Past the deadline, or
+// refused that wait, the request is answered 503 with Retry-After.
 func (b *Budget) Hold(ctx context.Context, n int64) error {
 	if b == nil || b.pool == nil || n <= 0 {
 		return nil
 	}
 	b.mu.Lock()
 	n = min(n, b.pool.size-b.held)
+	holding := b.held > 0
 	b.mu.Unlock()
 	if n <= 0 {
 		return nil
 	}
 	ctx, cancel := context.WithDeadline(ctx, b.deadline)
 	defer cancel()
-	if err := b.pool.sem.Acquire(ctx, n); err != nil {
-		if ctx.Err() != nil && !time.Now().Before(b.deadline) {
+	if err := b.pool.acquire(ctx, n, holding); err != nil {
+		if errors.Is(err, errEveryHolderWaits) || ctx.Err() != nil && !time.Now().Before(b.deadline) {
 			return b.fail(&Exceeded{
 				Status:     http.StatusServiceUnavailable,
 				Code:       codeInternalError,
@@ -90,6 +150,6 @@ func (b *Budget) release() {
 	b.held = 0
 	b.mu.Unlock()
 	if held > 0 {
-		b.pool.sem.Release(held)
+		b.pool.giveBack(held)
 	}
 }
