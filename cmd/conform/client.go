@@ -80,12 +80,22 @@ func runClientHalf(ctx context.Context, f runFlags, c *profile.Client, sections 
 		},
 		Client: clientsteps.Config{
 			Command: c.Command, Second: c.ToolCommand, Env: c.Environment(), Timeout: timeout, Preregistered: pre,
+			Log: verboseLog(f, stderr),
 		},
 	})
 	if err != nil {
 		return usage("%v", err)
 	}
 	return finishRun(run, outputs, expected, stdout, stderr)
+}
+
+// verboseLog is where -v writes the client's exchanges as they complete,
+// nil without it.
+func verboseLog(f runFlags, stderr io.Writer) io.Writer {
+	if f.connection.verbose {
+		return stderr
+	}
+	return nil
 }
 
 // preregistered is the client the profile says the user registered

@@ -39,6 +39,17 @@ var _ = Describe("conform run --client", func() {
 		Expect(stdout(s)).To(ContainSubstring("1 failure counts against the client"))
 	})
 
+	It("writes with -v every request the client sends and every run of it as each completes, credentials masked", func() {
+		s := exits(conform(nil, "run", "-v", "--client", command(""), "--format", "progress"), 0)
+		Expect(stderr(s)).To(MatchRegexp(`> POST http://127\.0\.0\.1:\d+/oauth/device_authorization\n`))
+		Expect(stderr(s)).To(ContainSubstring(`< {"access_token":"****","token_type":"Bearer"}`))
+		Expect(stderr(s)).To(ContainSubstring("> Authorization: Bearer ****\n"))
+		Expect(stderr(s)).To(ContainSubstring("> RUN sh -c '" + fakeclient))
+		Expect(stderr(s)).To(ContainSubstring("< exit status 0\n"))
+		Expect(stderr(s)).NotTo(ContainSubstring("HTTP 0"))
+		Expect(stdout(s)).To(ContainSubstring("6 passed, 0 failed"))
+	})
+
 	It("leaves what needs a tool call not run when no command names {tool}", func() {
 		s := exits(conform(nil, "run", "--client", fakeclient+" -pack source -url {url} -state {state_dir}", "--format", "progress"), 3)
 		Expect(stdout(s)).To(ContainSubstring("neither client command names {tool}"))

@@ -11,6 +11,7 @@ package clientsteps
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -49,6 +50,11 @@ type Config struct {
 	// knows (but one the scenario moves to, which the client has never
 	// met); the zero value has the client register itself.
 	Preregistered scripted.Preregistered
+	// Log, when set, receives every request the client sends a scripted
+	// server, with its answer, and every run of the client, masked as
+	// reports mask them, as each completes: the server half's -v
+	// (target.Config.Log) for the client half.
+	Log io.Writer
 }
 
 // suite is what every scenario of one run shares.
@@ -59,6 +65,25 @@ type suite struct {
 	// completed the flow against a compliant server.
 	control     *string
 	controlOnce sync.Once
+	// logMu keeps the exchanges written to cfg.Log whole: a client may
+	// send requests at once.
+	logMu sync.Mutex
+}
+
+// newLog is a log of a scenario's requests, each written to cfg.Log.
+func (s *suite) newLog() *scripted.Log {
+	return &scripted.Log{Watch: func(r scripted.Request) { s.trace(exchange(r)) }}
+}
+
+// trace writes ex to cfg.Log, when set, as the server half writes its own
+// (target.Config.Log).
+func (s *suite) trace(ex wire.Exchange) {
+	if s.cfg.Log == nil {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	fmt.Fprintf(s.cfg.Log, "%s\n\n", ex.String())
 }
 
 // scenario is one scenario's state.
@@ -93,7 +118,7 @@ type run struct {
 func Initializer(cfg Config, notes *steps.Notes) func(*godog.ScenarioContext) {
 	s := &suite{cfg: cfg, notes: notes}
 	return func(sc *godog.ScenarioContext) {
-		st := &scenario{suite: s, log: &scripted.Log{}}
+		st := &scenario{suite: s, log: s.newLog()}
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			st.pickleID = p.Id
 			if cfg.StateDir == "" {
@@ -282,6 +307,7 @@ func (st *scenario) execute(ctx context.Context, srv *scripted.Server, command s
 	if err != nil {
 		return nil, err
 	}
+	st.trace(runExchange(res, st.issued()))
 	return &run{server: srv, res: res, first: first}, nil
 }
 

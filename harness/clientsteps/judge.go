@@ -126,7 +126,7 @@ func (st *scenario) controlPassed(ctx context.Context) error {
 }
 
 func (st *scenario) runControl(ctx context.Context) string {
-	log := &scripted.Log{}
+	log := st.newLog()
 	srv, err := startServer(st.cfg, "control", scripted.Compliant, log)
 	if err != nil {
 		return err.Error()

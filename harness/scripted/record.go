@@ -43,6 +43,10 @@ type Request struct {
 
 // Log is every request the servers of one scenario received, in order.
 type Log struct {
+	// Watch, when set, is given each request as it is logged, once
+	// answered: a person following the run sees it unfold.
+	Watch func(Request)
+
 	mu   sync.Mutex
 	next int
 	reqs []Request
@@ -67,8 +71,11 @@ func (l *Log) arrived() int {
 
 func (l *Log) add(r Request) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.reqs = append(l.reqs, r)
+	l.mu.Unlock()
+	if l.Watch != nil {
+		l.Watch(r)
+	}
 }
 
 // Adjust may change an answer before it is sent: its header in place, its

@@ -226,10 +226,16 @@ func (e Exchange) String() string {
 		fmt.Fprintf(&b, "< (no response: %s)\n", e.TransportError)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "< HTTP %d %s\n", e.Status, http.StatusText(e.Status))
+	// A run of a client is shown as an exchange too: its output, and no
+	// status, since no HTTP answer came back.
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "< HTTP %d %s\n", e.Status, http.StatusText(e.Status))
+	}
 	writeHeaders(&b, "< ", e.ResponseHeader)
 	if e.ResponseBody != "" {
-		b.WriteString("<\n")
+		if e.Status != 0 || len(e.ResponseHeader) > 0 {
+			b.WriteString("<\n")
+		}
 		writeBody(&b, "< ", e.ResponseBody)
 		if e.ResponseTrimmed {
 			fmt.Fprintf(&b, "< (body trimmed to %d bytes)\n", maxShownBody)

@@ -34,6 +34,10 @@ var _ = Describe("Exchange.String", func() {
 		Expect(ex.String()).To(Equal("> POST http://h/mcp\n>\n> {\n>   \"id\": 1\n> }\n" +
 			"< HTTP 200 OK\n<\n< event: message\n< data: {\"id\":1}\n<\n< event: message\n"))
 	})
+	It("shows a run of a client, which no HTTP status answers, as its output alone", func() {
+		ex := wire.Exchange{Method: "RUN", URL: "sh -c 'client'", ResponseBody: "exit status 0\n--- stdout\nok"}
+		Expect(ex.String()).To(Equal("> RUN sh -c 'client'\n< exit status 0\n< --- stdout\n< ok\n"))
+	})
 })
 
 var _ = Describe("MaskQuery", func() {
