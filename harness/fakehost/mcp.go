@@ -133,6 +133,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	result, rerr := h.dispatch(req, who)
+	if m, ok := result.(map[string]any); ok {
+		result = fakeprotocol.Complete(r, m)
+	}
 	h.reply(w, response(req.ID, result, rerr))
 }
 

@@ -115,9 +115,24 @@ func CheckOlder(r *http.Request) *Refusal {
 	return &Refusal{Code: -32600, Message: "Bad Request: unsupported protocol version " + v}
 }
 
-// Discover is a server/discover result for a server that speaks only 2026-07-28.
+// Complete marks result finished, as a 2026-07-28 result must be marked:
+// "The `result` MUST include a `resultType` field to indicate the type of
+// the result", "complete" for one that "completed successfully" (Basic,
+// "ResultType"). Results of an earlier revision, whose version header
+// r does not carry, are left as they are: those revisions have no such
+// field. result is returned, marked in place.
+func Complete(r *http.Request, result map[string]any) map[string]any {
+	if result != nil && r.Header.Get("MCP-Protocol-Version") == Modern {
+		result["resultType"] = "complete"
+	}
+	return result
+}
+
+// Discover is a server/discover result for a server that speaks only
+// 2026-07-28, marked complete as every result of that revision is.
 func Discover(name string) map[string]any {
 	return map[string]any{
+		"resultType":        "complete",
 		"supportedVersions": []string{Modern},
 		"capabilities":      map[string]any{"tools": map[string]any{}},
 		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": name, "version": "0"}},

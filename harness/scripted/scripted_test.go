@@ -110,6 +110,19 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 		Expect(r.Status).To(Equal(http.StatusForbidden))
 	})
 
+	It("marks its results complete when it speaks only 2026-07-28, as that revision's results must be", func() {
+		srv := start(scripted.Modern)
+		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, Approve: approve, RedirectURI: "http://127.0.0.1:9/callback"}
+		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
+		Expect(err).NotTo(HaveOccurred())
+		for _, method := range []string{"server/discover", "tools/list"} {
+			r, err := mcpclient.New(srv.Endpoint, nil).Call(context.Background(), "Bearer "+tok["access_token"].(string), method, map[string]any{})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.Status).To(Equal(http.StatusOK), method)
+			Expect(string(r.Message.Result)).To(ContainSubstring(`"resultType":"complete"`), method)
+		}
+	})
+
 	It("names in its 403 only the scope the token lacks with StepUpMissingOnly", func() {
 		srv := start(scripted.StepUpMissingOnly)
 		Expect(challenge(srv, "scope")).To(Equal("mcp:tools"))
@@ -222,12 +235,16 @@ var _ = Describe("the source pack's scripted server", func() {
 		tok, _ := t.String("access_token")
 		Expect(tok).NotTo(BeEmpty())
 		Expect(srv.Issued(log)).To(ConsistOf(tok))
+		var last *mcpclient.Reply
 		call := func() int {
 			r, err := mcpclient.New(srv.Endpoint, nil).Call(context.Background(), "Bearer "+tok, "tools/call", map[string]any{"name": srv.Tool, "arguments": map[string]any{"path": "/overlay/scratch.txt", "content": "x"}})
 			Expect(err).NotTo(HaveOccurred())
+			last = r
 			return r.Status
 		}
 		Expect(call()).To(Equal(http.StatusOK))
+		Expect(last.Exchanges[len(last.Exchanges)-1].RequestHeader["Mcp-Protocol-Version"]).To(Equal([]string{"2026-07-28"}))
+		Expect(string(last.Message.Result)).To(ContainSubstring(`"resultType":"complete"`), "a 2026-07-28 result says it is complete (Basic, ResultType)")
 		Expect(srv.Revoke()).To(BeTrue())
 		Expect(call()).To(Equal(http.StatusUnauthorized))
 	})
