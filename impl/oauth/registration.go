@@ -59,7 +59,14 @@ func (s *Server) handleRegister(w http.ResponseWriter, r *http.Request) {
 	client.CreatedAt = now
 	// Journalled, not committed: a registration costs one synced line
 	// (store.Register).
-	if err := s.store.Register(client); err != nil {
+	err := s.store.Register(client)
+	if errors.Is(err, store.ErrFoldDeferred) {
+		// The registration stands: answered as made, so that the client
+		// keeps the client_id it holds.
+		s.log.Warn("register client", "client_id", client.ID, "err", err)
+		err = nil
+	}
+	if err != nil {
 		s.log.Error("register client", "err", err)
 		writeError(w, serverError(err))
 		return

@@ -132,8 +132,17 @@ func (j *journal) folded() error {
 	return nil
 }
 
+// ErrFoldDeferred is wrapped by Register's error when the registration was
+// journalled and the fold that followed failed: the client is registered
+// (its line is synced, and every transaction reads it from the journal),
+// the journal keeps it, and the next fold tries again. The caller answers
+// the registration as made: a client refused there would register again,
+// and the first registration, which stands, would never be handed out.
+var ErrFoldDeferred = errors.New("registration kept in the journal; folding the journal into the data file failed and is tried again at the next fold")
+
 // Register stores a new client registration in the journal, synced to the
-// disk before it returns, without a commit of the data file.
+// disk before it returns, without a commit of the data file. An error that
+// wraps ErrFoldDeferred leaves the registration made.
 func (s *Store) Register(c Client) error {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
@@ -143,7 +152,10 @@ func (s *Store) Register(c Client) error {
 	if len(s.journal.snapshot()) < journalFoldAt {
 		return nil
 	}
-	return s.update(func(t *Tx) error { return t.fold() })
+	if err := s.update(func(t *Tx) error { return t.fold() }); err != nil {
+		return fmt.Errorf("%w: %w", ErrFoldDeferred, err)
+	}
+	return nil
 }
 
 // fold puts every journalled registration the data file lacks into it, in

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -109,6 +110,20 @@ var _ = Describe("Registration journal", func() {
 		}
 		Expect(size(path + ".registrations")).To(BeZero())
 		Expect(lookup("c255")).To(Equal(client("c255")))
+	})
+
+	It("keeps a registration made when the fold that follows it fails, and says the fold is deferred", func() {
+		for i := range 255 {
+			Expect(s.Register(client(fmt.Sprintf("c%03d", i)))).To(Succeed())
+		}
+		// A key longer than the data file takes: the 256th registration is
+		// journalled, and the fold it sets off fails.
+		long := strings.Repeat("x", 40000)
+		err := s.Register(client(long))
+		Expect(err).To(MatchError(store.ErrFoldDeferred))
+		Expect(lookup(long)).To(Equal(client(long)), "the registration stands")
+		Expect(lookup("c000")).To(Equal(client("c000")))
+		Expect(size(path+".registrations")).NotTo(BeZero(), "the journal keeps what it could not fold")
 	})
 
 	It("keeps what follows a line a crash cut short", func() {
