@@ -83,13 +83,5 @@ func ListClient(pack, tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp, err := spec.LoadPack(p.Name)
-	if err != nil {
-		return nil, err
-	}
-	expr, err := Selection(sp, tags, sections)
-	if err != nil {
-		return nil, err
-	}
-	return listIn(clients.FS, p, sp, expr)
+	return listSelected(clients.FS, p, tags, sections)
 }

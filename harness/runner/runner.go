@@ -433,7 +433,18 @@ type Listing struct {
 // List returns the selected scenarios of a pack ("" for the default) without
 // running any.
 func List(pack, tags string, sections []string) ([]Listing, error) {
-	p, sp, err := loadPack(pack)
+	p, err := LookupPack(pack)
+	if err != nil {
+		return nil, err
+	}
+	return listSelected(features.FS, p, tags, sections)
+}
+
+// listSelected lists the scenarios of p's features in fsys that the tag
+// expression and the sections select: the server half's (List) and the
+// client half's (ListClient) alike.
+func listSelected(fsys fs.FS, p *Pack, tags string, sections []string) ([]Listing, error) {
+	sp, err := spec.LoadPack(p.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +452,7 @@ func List(pack, tags string, sections []string) ([]Listing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listIn(features.FS, p, sp, expr)
+	return listIn(fsys, p, sp, expr)
 }
 
 // FindScenario returns the scenario of a pack whose ID or stable ID is id,
