@@ -80,7 +80,7 @@ func runClientHalf(ctx context.Context, f runFlags, c *profile.Client, sections 
 		},
 		Client: clientsteps.Config{
 			Command: c.Command, Second: c.ToolCommand, Env: c.Environment(), Timeout: timeout, Preregistered: pre,
-			Log: verboseLog(f, stderr),
+			MetadataURL: c.MetadataURL, Log: verboseLog(f, stderr),
 		},
 	})
 	if err != nil {
@@ -103,6 +103,9 @@ func verboseLog(f runFlags, stderr io.Writer) io.Writer {
 // mcp-authorization pack's scripted authorization servers take one: the
 // source document's client registers (source 7.3).
 func preregistered(c *profile.Client, pack string) (scripted.Preregistered, error) {
+	if c.MetadataURL != "" && pack != spec.Authorization {
+		return scripted.Preregistered{}, usage("client.client_metadata_url: the %s pack's client registers itself (source 7.3); a client ID metadata document is for --spec %s", pack, spec.Authorization)
+	}
 	if c.ClientID == "" {
 		return scripted.Preregistered{}, nil
 	}

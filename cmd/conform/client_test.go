@@ -1,6 +1,10 @@
 package main_test
 
 import (
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 
@@ -80,6 +84,32 @@ var _ = Describe("conform run --client", func() {
 		Expect(stderr(s)).To(ContainSubstring("STATIC_SECRET is not set"))
 		s = exits(conform([]string{"STATIC_SECRET=s3cr3t-value"}, "run", "--profile", profile), 2)
 		Expect(stderr(s)).To(ContainSubstring("registers itself (source 7.3)"))
+	})
+
+	It("judges a client that names itself by the client ID metadata document its profile names, and refuses one the source pack has no use for", func() {
+		var docURL string
+		doc := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"client_id":%q,"client_name":"fakeclient","redirect_uris":["http://127.0.0.1/callback"]}`, docURL)
+		}))
+		DeferCleanup(doc.Close)
+		docURL = doc.URL + "/oauth/client.json"
+		dir := GinkgoT().TempDir()
+		// conform fetches the document as any https URL, trusting the
+		// roots SSL_CERT_FILE names: here the test server's own.
+		certs := filepath.Join(dir, "certs.pem")
+		Expect(os.WriteFile(certs, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: doc.Certificate().Raw}), 0o600)).To(Succeed())
+		profile := filepath.Join(dir, "client.yaml")
+		cmd := fakeclient + " -url {url} -state {state_dir} -tool {tool} -args {args} -client-metadata-url " + docURL
+		Expect(os.WriteFile(profile, []byte("client:\n  command: "+cmd+"\n  client_metadata_url: "+docURL+"\n"), 0o600)).To(Succeed())
+		s := exits(conform([]string{"SSL_CERT_FILE=" + certs}, "run", "--spec", "mcp-authorization", "--profile", profile, "--format", "pretty"), 0)
+		Expect(stdout(s)).To(ContainSubstring("0 failed"))
+		Expect(stdout(s)).NotTo(ContainSubstring("could not be fetched"))
+		for _, id := range []string{"CLI-32", "CLI-33", "CLI-34", "CLI-35"} {
+			Expect(stdout(s)).To(MatchRegexp(`✓ .*\[`+id+`\]`), id)
+		}
+		s = exits(conform(nil, "run", "--profile", profile), 2)
+		Expect(stderr(s)).To(ContainSubstring("client.client_metadata_url: the source pack's client registers itself"))
 	})
 
 	It("takes a command without {url}, or beside --target, as the user's mistake", func() {

@@ -42,6 +42,10 @@ const (
 	cliRefreshGrant   = "A client that refreshes registered with refresh_token in its grant_types"
 	cliKeepsGranted   = "On step-up the client asks for the scopes it was granted alongside those the 403 names"
 	cliFreshChallenge = "The client sends a new code_challenge with each authorization request"
+	cliDocURL         = "A client names itself by an https URL with a path when it uses a client ID metadata document"
+	cliDocContent     = "The client ID metadata document holds the client_id that names it, a client_name and redirect_uris"
+	cliGivenFirst     = "A client given a client registered beforehand or a metadata document uses it rather than registering"
+	cliDocSupport     = "A client names itself by no client ID metadata document when the authorization server does not advertise them"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
@@ -56,9 +60,13 @@ const (
 // (a flow the break stops leaves them nothing to judge, or fails their
 // control), and pass every other.
 type clientDeparture struct {
-	pack   string
-	fails  []string
-	notRun []string
+	pack string
+	// document runs the client with a client ID metadata document the
+	// profile names too; without one, the scenarios of other ways to name
+	// a client are not applicable, and expected not run.
+	document bool
+	fails    []string
+	notRun   []string
 	// actual is a piece of the first failure's message.
 	actual string
 }
@@ -106,6 +114,12 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.ResourceNotChecked:       {pack: "mcp-authorization", fails: []string{cliOtherResource}, actual: "/.well-known/oauth-authorization-server/tenant"},
 	fakeclient.UnknownMembersRefused:    {pack: "mcp-authorization", fails: []string{cliUnknownMembers}, actual: "none"},
 	fakeclient.RefreshAssumed:           {pack: "mcp-authorization", fails: []string{cliNoRefresh}, actual: "there is no refresh token"},
+	// Registering, it presents no document to judge, nor one in the control.
+	fakeclient.RegistersFirst: {pack: "mcp-authorization", document: true, fails: []string{cliGivenFirst},
+		notRun: []string{cliDocURL, cliDocContent, cliDocSupport}, actual: "a registration request"},
+	// Never registering, it leaves the scenarios of registration not applicable.
+	fakeclient.CIMDUnchecked: {pack: "mcp-authorization", document: true, fails: []string{cliDocSupport},
+		notRun: registrationScenarios, actual: "client_id https://127.0.0.1:"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},
@@ -139,10 +153,14 @@ var _ = Describe("each fakeclient break", Ordered, func() {
 	// Every break's run, a few at once; each spec below judges one.
 	runs := map[fakeclient.Break]*breakVerdicts{}
 	BeforeAll(func() {
+		doc := serveDocument(true, compliantDocument)
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, breakRuns)
 		for _, b := range fakeclient.Breaks() {
 			cfg, r := config(clientDepartures[b].pack, string(b)), &breakVerdicts{}
+			if clientDepartures[b].document {
+				cfg = withDocument(cfg, doc)
+			}
 			runs[b] = r
 			wg.Go(func() {
 				sem <- struct{}{}
@@ -155,6 +173,9 @@ var _ = Describe("each fakeclient break", Ordered, func() {
 
 	for _, b := range fakeclient.Breaks() {
 		d := clientDepartures[b]
+		if d.pack == "mcp-authorization" && !d.document {
+			d.notRun = append(slices.Clone(d.notRun), documentScenarios...)
+		}
 		It("fails exactly its scenarios: "+string(b), func() {
 			got, err := runs[b].got, runs[b].err
 			Expect(err).NotTo(HaveOccurred())

@@ -50,6 +50,15 @@ type Config struct {
 	// knows (but one the scenario moves to, which the client has never
 	// met); the zero value has the client register itself.
 	Preregistered scripted.Preregistered
+	// MetadataURL is the client ID metadata document the user says the
+	// client names itself by (profile client.client_metadata_url); ""
+	// when none. With Preregistered it tells which ways of naming itself
+	// the client has, which Client Registration's priority order judges.
+	MetadataURL string
+	// Documents fetches client ID metadata documents, for the scripted
+	// authorization servers and the judgements alike; nil for
+	// http.DefaultClient.
+	Documents *http.Client
 	// Log, when set, receives every request the client sends a scripted
 	// server, with its answer, and every run of the client, masked as
 	// reports mask them, as each completes: the server half's -v
@@ -65,6 +74,9 @@ type suite struct {
 	// completed the flow against a compliant server.
 	control     *string
 	controlOnce sync.Once
+	// controlDocument is the URL-formatted client_id the client named
+	// itself by in the control, "" when none.
+	controlDocument string
 	// logMu keeps the exchanges written to cfg.Log whole: a client may
 	// send requests at once.
 	logMu sync.Mutex
@@ -192,6 +204,7 @@ var phrases = map[string]map[string]scripted.Variant{
 		"issues refresh tokens only for offline_access, which it does not advertise":      scripted.NoRefreshToken,
 		"serves protected resource metadata naming another resource":                      scripted.ResourceMismatch,
 		"adds a member no specification defines to its authorization and token responses": scripted.ExtraMembers,
+		"does not advertise client ID metadata documents":                                 scripted.CIMDNotAdvertised,
 	},
 	"source": {
 		"behaves as the source document says":              scripted.Compliant,
@@ -204,7 +217,7 @@ func startServer(cfg Config, name string, v scripted.Variant, log *scripted.Log)
 	if cfg.Pack == "source" {
 		return scripted.StartSource(name, v, log)
 	}
-	return scripted.StartAuthz(name, v, log, cfg.Preregistered)
+	return scripted.StartAuthz(name, v, log, scripted.AuthzOptions{Preregistered: cfg.Preregistered, Documents: cfg.Documents})
 }
 
 func (st *scenario) start(name string, v scripted.Variant) (*scripted.Server, error) {

@@ -48,6 +48,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client signed in again after its credential was refused$`, st.judged(st.signedInAgain))
 	sc.Step(`^the client exited with a failure status$`, st.judged(st.exitedFailing))
 	st.registerRegistration(sc)
+	st.registerDocuments(sc)
 }
 
 // judged guards a judgement: it reads the client's runs, so a feature that
@@ -70,10 +71,17 @@ func (st *scenario) last() *run { return st.runs[len(st.runs)-1] }
 // depart blames the client, showing the requests given and every run of
 // the client, credentials masked.
 func (st *scenario) depart(check string, expected, actual any, shown ...scripted.Request) error {
+	return st.departWith(check, expected, actual, nil, shown...)
+}
+
+// departWith is depart with exchanges of conform's own after the requests
+// shown: a client's document conform fetched.
+func (st *scenario) departWith(check string, expected, actual any, own []wire.Exchange, shown ...scripted.Request) error {
 	var ex []wire.Exchange
 	for _, r := range shown {
 		ex = append(ex, exchange(r))
 	}
+	ex = append(ex, own...)
 	secrets := st.issued()
 	for _, r := range st.runs {
 		ex = append(ex, runExchange(r.res, secrets))
@@ -143,6 +151,10 @@ func (st *scenario) runControl(ctx context.Context) string {
 	}
 	if authorizedCall(log.Requests(), srv, srv.Issued(log)) == nil {
 		return "against the compliant server the client made no authorized call (" + describe(r.res) + ")"
+	}
+	ids, _ := presentedClientIDs(log.Requests(), srv)
+	if i := slices.IndexFunc(ids, urlFormatted); i >= 0 {
+		st.controlDocument = ids[i]
 	}
 	return ""
 }

@@ -19,7 +19,12 @@ type verdict struct {
 // as conform run --client does, and returns each scenario's verdict by
 // name.
 func runPack(cfg clientsteps.Config) (map[string]verdict, error) {
-	run, err := runner.RunClient(context.Background(), runner.ClientOptions{Options: runner.Options{Pack: cfg.Pack}, Client: cfg})
+	return runTagged(cfg, "")
+}
+
+// runTagged is runPack of the scenarios tags selects.
+func runTagged(cfg clientsteps.Config, tags string) (map[string]verdict, error) {
+	run, err := runner.RunClient(context.Background(), runner.ClientOptions{Options: runner.Options{Pack: cfg.Pack, Tags: tags}, Client: cfg})
 	if err != nil {
 		return nil, err
 	}

@@ -291,9 +291,10 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 	native := h.native[clientID]
 	_, confidential := h.secrets[clientID]
 	anyLoopback := h.anyLoopback[clientID]
+	documents := h.documents
 	h.mu.Unlock()
 	if !known && !h.breaks[CIMDNotAdvertised] {
-		if uris, known = clientDocument(r.Context(), clientID); known {
+		if uris, known = clientDocument(r.Context(), documents, clientID); known {
 			h.mu.Lock()
 			h.clients[clientID] = uris
 			h.mu.Unlock()

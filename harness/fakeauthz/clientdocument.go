@@ -22,8 +22,9 @@ const documentLimit = 64 << 10
 // the authorization request's is then checked ("MUST validate redirect URIs
 // presented in an authorization request against those in the metadata
 // document"). A document whose client_id is not its own URL is no client.
-// The URL is https, or http on a loopback host, where a test's document is.
-func clientDocument(ctx context.Context, clientID string) ([]string, bool) {
+// The URL is https, or http on a loopback host, where a test's document is;
+// hc fetches it (nil for http.DefaultClient).
+func clientDocument(ctx context.Context, hc *http.Client, clientID string) ([]string, bool) {
 	u, err := url.Parse(clientID)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && !(u.Scheme == "http" && loopbackHost(u.Hostname()))) {
 		return nil, false
@@ -35,7 +36,10 @@ func clientDocument(ctx context.Context, clientID string) ([]string, bool) {
 		return nil, false
 	}
 	req.Header.Set("Accept", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return nil, false
 	}

@@ -49,6 +49,9 @@ type Host struct {
 	// anyLoopback are the clients registered beforehand (Preregister),
 	// which take any loopback redirect URI.
 	anyLoopback map[string]bool
+	// documents fetches client ID metadata documents (FetchDocumentsWith);
+	// nil for http.DefaultClient.
+	documents *http.Client
 	// rotated maps a refresh token rotated out, or revoked with its grant,
 	// to its grant's family, which a replay of it revokes (OAuth 2.1 4.3.1).
 	rotated map[string]string

@@ -100,6 +100,15 @@ func (h *Host) Preregister(id, secret string) {
 	}
 }
 
+// FetchDocumentsWith has the authorization server fetch client ID metadata
+// documents with c: a test's documents are served over TLS that only c
+// trusts. The fetch still bounds its own time.
+func (h *Host) FetchDocumentsWith(c *http.Client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.documents = c
+}
+
 // loopbackRedirect says whether u is an http redirect URI on a loopback
 // host: a loopback IP literal, or localhost (MCP security.3).
 func loopbackRedirect(u string) bool {

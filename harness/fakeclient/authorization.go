@@ -393,10 +393,18 @@ func (c *client) clientKey(issuer string) string {
 	return issuer
 }
 
-// clientID is the client registered with issuer before, or a new one.
+// clientID is, in Client Registration's priority order, the client
+// registered beforehand, the client ID metadata document where md says the
+// authorization server supports them ("Advertising CIMD Support"), the
+// client registered with issuer before, or a new one.
 func (c *client) clientID(ctx context.Context, md *oauthclient.ServerMetadata, issuer string) (string, error) {
-	if c.ClientID != "" {
-		return c.ClientID, nil
+	if !c.broken(RegistersFirst) {
+		if c.ClientID != "" {
+			return c.ClientID, nil
+		}
+		if c.MetadataURL != "" && (md.Bool("client_id_metadata_document_supported") || c.broken(CIMDUnchecked)) {
+			return c.MetadataURL, nil
+		}
 	}
 	if id := c.state.Clients[c.clientKey(issuer)]; id != "" {
 		return id, nil

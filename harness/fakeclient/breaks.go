@@ -80,6 +80,13 @@ const (
 	// every later authorization request, redeeming each code with its
 	// verifier (CLI-26).
 	ChallengeReused Break = "challenge-reused"
+	// RegistersFirst registers dynamically although it has a client
+	// registered beforehand or a client ID metadata document (CLI-34).
+	RegistersFirst Break = "registers-first"
+	// CIMDUnchecked names itself by its client ID metadata document
+	// whether or not the authorization server says it supports them
+	// (CLI-35).
+	CIMDUnchecked Break = "cimd-unchecked"
 )
 
 // The departures from the source document's client rules.
@@ -107,5 +114,6 @@ func Breaks() []Break {
 		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
 		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
 		RefreshAssumed,
+		RegistersFirst, CIMDUnchecked,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

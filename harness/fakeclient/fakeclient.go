@@ -49,6 +49,11 @@ type Options struct {
 	// client uses instead of registering (Client Registration); ClientSecret
 	// is its secret when it is confidential, sent in HTTP Basic.
 	ClientID, ClientSecret string
+	// MetadataURL, when set, is the client ID metadata document the client
+	// names itself by where the authorization server takes them, after a
+	// ClientID and before registering (Client Registration's priority
+	// order).
+	MetadataURL string
 	// Breaks are the departures to make.
 	Breaks []Break
 	// Browser is the command that opens a URL ($BROWSER); "" prints it only.

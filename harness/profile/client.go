@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -30,6 +31,12 @@ type Client struct {
 	// ClientSecretEnv names the environment variable holding ClientID's
 	// secret, when that client is confidential.
 	ClientSecretEnv string `yaml:"client_secret_env"`
+	// MetadataURL is the client ID metadata document the client names
+	// itself by (MCP Client Registration, section 1): its client_id. The
+	// scripted authorization servers fetch it as they fetch any
+	// URL-formatted client_id; given here, it tells conform the client has
+	// one, which the registration priority order judges.
+	MetadataURL string `yaml:"client_metadata_url"`
 }
 
 // DefaultClientTimeout bounds one run of the client when the profile does
@@ -77,6 +84,14 @@ func (c Client) Validate() error {
 	}
 	if c.ClientSecretEnv != "" && c.ClientID == "" {
 		return fmt.Errorf("profile: client.client_secret_env names the secret of no client: set client.client_id too")
+	}
+	if c.MetadataURL != "" {
+		if c.ClientID != "" {
+			return fmt.Errorf("profile: client.client_id and client.client_metadata_url both name the client; give the one it uses first (a client registered beforehand comes first in MCP Client Registration's priority order)")
+		}
+		if u, err := url.Parse(c.MetadataURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("profile: client.client_metadata_url %q is not an absolute http or https URL", c.MetadataURL)
+		}
 	}
 	_, err := c.TimeoutOrDefault()
 	return err

@@ -208,4 +208,14 @@ var _ = Describe("a profile's client: block", func() {
 		_, err = profile.Parse([]byte("client:\n  command: my-client {url}\n  timeout: soon\n"))
 		Expect(err).To(MatchError(ContainSubstring("client.timeout")))
 	})
+
+	It("takes the client ID metadata document the client names itself by, as a URL, and not beside a client registered beforehand", func() {
+		p, err := profile.Parse([]byte("client:\n  command: my-client {url}\n  client_metadata_url: https://app.example.com/oauth/client.json\n"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Client.MetadataURL).To(Equal("https://app.example.com/oauth/client.json"))
+		_, err = profile.Parse([]byte("client:\n  command: my-client {url}\n  client_metadata_url: app.example.com/client.json\n"))
+		Expect(err).To(MatchError(ContainSubstring("is not an absolute http or https URL")))
+		_, err = profile.Parse([]byte("client:\n  command: my-client {url}\n  client_id: static\n  client_metadata_url: https://app.example.com/c.json\n"))
+		Expect(err).To(MatchError(ContainSubstring("give the one it uses first")))
+	})
 })

@@ -70,6 +70,11 @@ const (
 	// ask for it gets none (authorization 10: clients "MUST NOT assume
 	// refresh tokens will be issued").
 	NoRefreshToken Variant = "no-refresh-token"
+	// CIMDNotAdvertised leaves client_id_metadata_document_supported out
+	// of its authorization server metadata, and takes no client by its
+	// client ID metadata document (Client Registration, "Advertising CIMD
+	// Support").
+	CIMDNotAdvertised Variant = "cimd-not-advertised"
 )
 
 // ExtraMember is the name of the member ExtraMembers adds.
@@ -110,10 +115,20 @@ type Preregistered struct {
 	Secret string
 }
 
+// AuthzOptions are what the user tells of the client beyond its command.
+type AuthzOptions struct {
+	// Preregistered is the client registered beforehand, if any.
+	Preregistered Preregistered
+	// Documents fetches the client ID metadata documents a client names
+	// itself by; nil for http.DefaultClient.
+	Documents *http.Client
+}
+
 // StartAuthz starts the mcp-authorization pack's scripted server, named
-// name in log, its authorization server knowing pre from the start when
-// pre names a client.
-func StartAuthz(name string, v Variant, log *Log, pre Preregistered) (*Server, error) {
+// name in log, its authorization server knowing opts.Preregistered from the
+// start when it names a client.
+func StartAuthz(name string, v Variant, log *Log, opts AuthzOptions) (*Server, error) {
+	pre := opts.Preregistered
 	a := &authz{v: v, asked: map[string]string{}}
 	var breaks []fakeauthz.Break
 	switch v {
@@ -127,6 +142,8 @@ func StartAuthz(name string, v Variant, log *Log, pre Preregistered) (*Server, e
 		breaks = append(breaks, fakeauthz.Speaks2026Only)
 	case NoRefreshToken:
 		breaks = append(breaks, fakeauthz.RefreshOnlyOfflineAccessUnadvertised)
+	case CIMDNotAdvertised:
+		breaks = append(breaks, fakeauthz.CIMDNotAdvertised)
 	}
 	srv := &Server{Name: name}
 	var err error
@@ -149,6 +166,7 @@ func StartAuthz(name string, v Variant, log *Log, pre Preregistered) (*Server, e
 	if pre.ID != "" {
 		a.host.Preregister(pre.ID, pre.Secret)
 	}
+	a.host.FetchDocumentsWith(opts.Documents)
 	*srv = Server{
 		Name:      name,
 		Endpoint:  a.host.Endpoint(),
@@ -177,6 +195,7 @@ func StartAuthz(name string, v Variant, log *Log, pre Preregistered) (*Server, e
 			if err != nil {
 				return err
 			}
+			m.FetchDocumentsWith(opts.Documents)
 			a.mu.Lock()
 			a.moved = m
 			a.mu.Unlock()

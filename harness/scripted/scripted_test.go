@@ -55,7 +55,7 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	BeforeEach(func() { log = &scripted.Log{} })
 
 	start := func(v scripted.Variant) *scripted.Server {
-		srv, err := scripted.StartAuthz("first", v, log, scripted.Preregistered{})
+		srv, err := scripted.StartAuthz("first", v, log, scripted.AuthzOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		return srv
@@ -264,7 +264,7 @@ var _ = Describe("the scripted servers' ports", func() {
 	It("are never handed out twice in a process, so no scenario's server looks like an earlier one", func() {
 		seen := map[string]bool{}
 		for range 20 {
-			srv, err := scripted.StartAuthz("first", scripted.Compliant, &scripted.Log{}, scripted.Preregistered{})
+			srv, err := scripted.StartAuthz("first", scripted.Compliant, &scripted.Log{}, scripted.AuthzOptions{})
 			Expect(err).NotTo(HaveOccurred())
 			for _, o := range srv.Origins {
 				Expect(seen).NotTo(HaveKey(o))
@@ -276,7 +276,7 @@ var _ = Describe("the scripted servers' ports", func() {
 
 	It("moves a server to another authorization server, which its metadata then names", func() {
 		log := &scripted.Log{}
-		srv, err := scripted.StartAuthz("first", scripted.Compliant, log, scripted.Preregistered{})
+		srv, err := scripted.StartAuthz("first", scripted.Compliant, log, scripted.AuthzOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		before := srv.Issuer
@@ -289,7 +289,7 @@ var _ = Describe("the scripted servers' ports", func() {
 
 	It("takes no token of the first authorization server once moved, a refreshed one included", func() {
 		log := &scripted.Log{}
-		srv, err := scripted.StartAuthz("first", scripted.Compliant, log, scripted.Preregistered{})
+		srv, err := scripted.StartAuthz("first", scripted.Compliant, log, scripted.AuthzOptions{})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(srv.Close)
 		first := srv.Issuer
