@@ -14,7 +14,7 @@ Feature: authorization.11.1 One challenge for every scope an operation needs
   @SCOPE-4 @needs-limited-token @needs-authorization-approval @id:insufficient-scope-challenge-names-every-scope-at-once
   Scenario: The insufficient_scope challenge names every scope the operation needs at once
     Given a caller with a token that lacks the scope the scoped request needs
-    And that the server serves the request that needs authorization with that token
+    And that the server takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope
     When the caller sends the request that needs more scope
     # Premises: SCOPE-1 and SCOPE-3 judge the refusal and its challenge.
     Given that the HTTP status is 403

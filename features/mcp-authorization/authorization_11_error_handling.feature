@@ -23,6 +23,6 @@ Feature: authorization.11 Error handling
   @CHAL-5 @needs-limited-token @id:insufficient-scope-error-code-agrees-with-status
   Scenario: The error code of a refusal for scope agrees with the status
     Given a caller with a token that lacks the scope the scoped request needs
-    And that the server serves the request that needs authorization with that token
+    And that the server takes that token as valid: it serves the request that needs authorization, or refuses it 403 for insufficient scope
     When the caller sends the request that needs more scope
     Then the Bearer challenge's error code agrees with the HTTP status

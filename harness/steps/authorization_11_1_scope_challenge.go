@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
 )
 
 // sendScoped sends the request that needs more scope than the limited
@@ -16,7 +18,8 @@ func (st *authzState) sendScoped(ctx context.Context) error {
 	return st.took(reply, err)
 }
 
-// limitedServed is SCOPE-1's premise: the limited token is one the server
+// limitedServed is the premise of every judgement of the limited token
+// (SCOPE-1, SCOPE-3, SCOPE-4, CHAL-5): the limited token is one the server
 // takes as valid, shown by the request that needs authorization being
 // served with it, or refused 403 with error="insufficient_scope", the
 // server's own word that the token is valid but lacks scope (RFC 6750 3.1);
@@ -24,17 +27,13 @@ func (st *authzState) sendScoped(ctx context.Context) error {
 // scope. A 401 says the token is not valid here at all, which is no
 // insufficient scope.
 func (st *authzState) limitedServed(ctx context.Context) error {
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 != 2 && !refusedForScopeAlone(reply.Status, reply.Header.Values("WWW-Authenticate"), http.StatusForbidden) {
-		return st.skip(fmt.Sprintf("the limited token (mcp_authorization.limited_token_env) was neither served the request that needs authorization nor refused it 403 for insufficient scope (%s), "+
-			"so it is not shown to be a valid token of this server; set mcp_authorization.protected_request to a request the limited token may make", describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+	return st.control(ctx, st.auth, func(reply *mcpclient.Reply) string {
+		if reply.Status/100 == 2 || refusedForScopeAlone(reply.Status, reply.Header.Values("WWW-Authenticate"), http.StatusForbidden) {
+			return ""
+		}
+		return fmt.Sprintf("the limited token (mcp_authorization.limited_token_env) was neither served the request that needs authorization nor refused it 403 for insufficient scope (%s), "+
+			"so it is not shown to be a valid token of this server; set mcp_authorization.protected_request to a request the limited token may make", describe(reply))
+	})
 }
 
 // refusedForScopeAlone says whether an answer of the given status carries a

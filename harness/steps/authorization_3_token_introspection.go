@@ -52,9 +52,10 @@ func (st *authzState) advertisesIntrospection() error {
 	return nil
 }
 
-// introspect asks the introspection endpoint about token (RFC 7662 2.1),
-// as the profile's client with its secret when authenticated, else with no
-// credentials at all.
+// askIntrospection asks the advertised introspection endpoint about token
+// (RFC 7662 2.1) with the token_type_hint hint, as introspectorFor says
+// when authenticated, a client with a secret, else with no credentials at
+// all; the answer is the scenario's to judge.
 func (st *authzState) askIntrospection(ctx context.Context, token, hint string, authenticated bool) error {
 	md, err := st.needAS()
 	if err != nil {
@@ -63,23 +64,19 @@ func (st *authzState) askIntrospection(ctx context.Context, token, hint string, 
 	if token == "" {
 		return st.skip(st.Target.Lacks("credential") + ": introspection is asked about the target's credential")
 	}
-	endpoint := md.String("introspection_endpoint")
-	clientID, secret := "", oauthclient.Secret{}
-	if authenticated {
-		id, value := st.Target.Profile.MCPAuthorization.Introspector()
-		if id == "" || value == "" {
-			return st.skip("the introspection endpoint requires the caller to authenticate (RFC 7662 2.1), and the profile gives no client with a secret: " +
-				"set mcp_authorization.introspection_client_id and introspection_client_secret_env (or client_id and client_secret_env) to a client the authorization server lets introspect")
-		}
-		clientID, secret = id, oauthclient.SecretFor(md, "", value)
+	who := st.introspectorFor(md)
+	switch {
+	case !authenticated:
+		who.clientID, who.secret = "", oauthclient.Secret{}
+	case who.clientID == "" || who.secret.Value == "":
+		return st.skip("the introspection endpoint requires the caller to authenticate (RFC 7662 2.1), and the profile gives no client with a secret: " +
+			"set mcp_authorization.introspection_client_id and introspection_client_secret_env (or client_id and client_secret_env) to a client the authorization server lets introspect")
 	}
-	r, err := st.obeyRetryAfter(ctx, "introspection", func() (*oauthclient.Reply, error) {
-		return oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, secret, token, hint)
-	})
+	r, err := st.sendIntrospection(ctx, who, token, hint)
 	if err != nil {
 		// A transport failure says nothing of what introspection answers;
 		// the endpoint's URL is TLS-2's to judge.
-		return st.skip(fmt.Sprintf("the introspection_endpoint %s could not be reached (%v), so introspection cannot be judged", endpoint, err))
+		return st.skip(fmt.Sprintf("the introspection_endpoint %s could not be reached (%v), so introspection cannot be judged", who.endpoint, err))
 	}
 	st.oauth = r
 	st.hearOAuth(r)

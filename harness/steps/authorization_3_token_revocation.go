@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/conform-mcp/conform/harness/mcpclient"
 	"github.com/conform-mcp/conform/harness/oauthclient"
 )
 
@@ -87,16 +88,12 @@ func (st *authzState) obtainedServed(ctx context.Context) error {
 	if err := st.withObtainedToken(); err != nil {
 		return err
 	}
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 != 2 {
-		return st.skip(fmt.Sprintf("the control failed: the access token the client obtained was not served the request that needs authorization (%s), "+
+	return st.control(ctx, st.auth, func(reply *mcpclient.Reply) string {
+		if reply.Status/100 == 2 {
+			return ""
+		}
+		return fmt.Sprintf("the control failed: the access token the client obtained was not served the request that needs authorization (%s), "+
 			"so a refusal of it later would say nothing; set mcp_authorization.protected_request to a request it may make, or mcp_authorization.scope to the scope it needs",
-			describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+			describe(reply))
+	})
 }

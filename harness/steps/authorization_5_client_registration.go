@@ -73,24 +73,71 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	if endpoint == "" {
 		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
 	}
-	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
+	r, id, secret, err := st.registerRunClient(ctx, endpoint, firstClient)
+	if r != nil {
+		st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
+	}
+	if err != nil {
+		return err
+	}
+	st.authzClient.clientID, st.authzClient.registeredAt, st.authzClient.secret = id, endpoint, secret
+	st.authz.as.clientID, st.authz.as.secret = id, secret
+	return nil
+}
+
+// runClient is how the reasons a registration of one of the run's two
+// clients leaves a scenario not run name it: firstClient, the client of
+// the run's flows, or secondClient, whose codes and refresh tokens are not
+// the first's. remedy is what the profile can set instead.
+type runClient struct {
+	failed       func(endpoint string, err error) string
+	throttled    func(endpoint string) string
+	unregistered func(endpoint string, r *oauthclient.Reply) string
+	remedy       string
+}
+
+var (
+	firstClient = runClient{
+		failed: func(endpoint string, err error) string {
+			return fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err)
+		},
+		throttled: func(endpoint string) string { return "registration at " + endpoint },
+		unregistered: func(endpoint string, r *oauthclient.Reply) string {
+			return fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status)
+		},
+		remedy: "set mcp_authorization.client_id to a client registered before",
+	}
+	secondClient = runClient{
+		failed: func(endpoint string, err error) string {
+			return fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err)
+		},
+		throttled: func(endpoint string) string { return "registration of a second client at " + endpoint },
+		unregistered: func(endpoint string, r *oauthclient.Reply) string {
+			return fmt.Sprintf("registering a second client at %s answered %s (REG-2 checks registration)", endpoint, describeOAuth(r))
+		},
+	}
+)
+
+// registerRunClient registers client at endpoint, a public client with the
+// profile's redirect URI, waiting out a Retry-After (RFC 6585 section 4):
+// its client_id, and how it authenticates (its secret and method, when the
+// server made it confidential; RFC 7591 section 3.2.1). r is the answer, nil
+// when none came or a rate limit answered.
+func (st *authzState) registerRunClient(ctx context.Context, endpoint string, client runClient) (r *oauthclient.Reply, id string, secret oauthclient.Secret, err error) {
+	r, err = st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
 		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	})
 	if err != nil {
-		return st.skip(fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err))
+		return nil, "", secret, st.skip(client.failed(endpoint, err))
 	}
-	id, secret, method := oauthclient.Registered(r)
 	if r.Throttled() {
-		return st.skipThrottled(r, "registration at "+endpoint, "set mcp_authorization.client_id to a client registered before")
+		return nil, "", secret, st.skipThrottled(r, client.throttled(endpoint), client.remedy)
 	}
-	st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
+	id, value, method := oauthclient.Registered(r)
 	if r.Status/100 != 2 || id == "" {
-		return st.skip(fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status))
+		return r, "", secret, st.skip(client.unregistered(endpoint, r))
 	}
-	st.authzClient.clientID, st.authzClient.registeredAt = id, endpoint
-	st.authzClient.secret = oauthclient.SecretFor(st.authz.as.md, method, secret)
-	st.authz.as.clientID, st.authz.as.secret = id, st.authzClient.secret
-	return nil
+	return r, id, oauthclient.SecretFor(st.authz.as.md, method, value), nil
 }
 
 // withOfflineAccess adds offline_access to scope when the authorization
@@ -211,21 +258,12 @@ func (st *authzState) registerSecond(ctx context.Context) error {
 		return st.skip("the authorization server names no registration_endpoint, so there is no second client to present another client's code or refresh token; " +
 			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri")
 	}
-	r, err := st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
-		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, st.redirectURI())
-	})
+	_, id, secret, err := st.registerRunClient(ctx, endpoint, secondClient)
 	if err != nil {
-		return st.skip(fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err))
+		return err
 	}
-	if r.Throttled() {
-		return st.skipThrottled(r, "registration of a second client at "+endpoint, "")
-	}
-	id, secret, method := oauthclient.Registered(r)
-	if r.Status/100 != 2 || id == "" {
-		return st.skip(fmt.Sprintf("registering a second client at %s answered %s (REG-2 checks registration)", endpoint, describeOAuth(r)))
-	}
-	st.authzClient.second, st.authzClient.secondSecret = id, oauthclient.SecretFor(st.authz.as.md, method, secret)
-	st.authz.as.second, st.authz.as.secondSecret = id, st.authzClient.secondSecret
+	st.authzClient.second, st.authzClient.secondSecret = id, secret
+	st.authz.as.second, st.authz.as.secondSecret = id, secret
 	return nil
 }
 

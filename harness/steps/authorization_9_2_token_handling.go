@@ -143,32 +143,26 @@ func (st *authzState) controlServed(ctx context.Context) error {
 	if st.Target.Credential == "" {
 		return st.skip(st.Target.Lacks("credential") + ": a refusal is judged only after the valid request was shown to be served")
 	}
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, "Bearer "+st.Target.Credential, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 != 2 {
+	return st.control(ctx, "Bearer "+st.Target.Credential, func(reply *mcpclient.Reply) string {
+		if reply.Status/100 == 2 {
+			return ""
+		}
 		// Served at the start of the run: whatever refuses it now is the
 		// credential's death mid-run, said as the cause.
 		if died := st.credentialDied(describe(reply)); died != "" {
-			return st.skip("the control failed: " + died)
+			return "the control failed: " + died
 		}
-	}
-	if reply.Status == http.StatusUnauthorized {
-		// A 401 refuses the token itself (RFC 6750 3.1), whatever the
-		// request: another protected_request would fare no better.
-		return st.skip(fmt.Sprintf("the control failed: the server refuses the target's credential itself (%s), so a refusal of another token would say nothing (TOK-6 judges it): "+
-			"the credential has expired or was revoked (an authorization server may revoke a client's earlier tokens when the same client is authorized again), "+
-			"or this server never accepted it; give a fresh one in credential_env, or set oauth.authorization_approval_command so that the harness obtains one", describe(reply)))
-	}
-	if reply.Status/100 != 2 {
-		return st.skip(fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
+		if reply.Status == http.StatusUnauthorized {
+			// A 401 refuses the token itself (RFC 6750 3.1), whatever the
+			// request: another protected_request would fare no better.
+			return fmt.Sprintf("the control failed: the server refuses the target's credential itself (%s), so a refusal of another token would say nothing (TOK-6 judges it): "+
+				"the credential has expired or was revoked (an authorization server may revoke a client's earlier tokens when the same client is authorized again), "+
+				"or this server never accepted it; give a fresh one in credential_env, or set oauth.authorization_approval_command so that the harness obtains one", describe(reply))
+		}
+		return fmt.Sprintf("the control failed: the request that needs authorization, sent with the target's credential, answered %s, "+
 			"so a refusal of another token would say nothing (TOK-6 judges it); set mcp_authorization.protected_request to a request the credential may make",
-			describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+			describe(reply))
+	})
 }
 
 // sendWithQueryToken sends the request that needs authorization with the
@@ -243,16 +237,12 @@ func (st *authzState) challengeSays(what, errCode, lacks string) error {
 // it carries no token at all, so serving it with a token in the query
 // could only be the query's doing. TOK-1 judges a server that serves it.
 func (st *authzState) refusedWithoutToken(ctx context.Context) error {
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, "", r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 == 2 {
-		return st.skip(fmt.Sprintf("the request that needs authorization was served without any token (%s), which TOK-1 judges", describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+	return st.control(ctx, "", func(reply *mcpclient.Reply) string {
+		if reply.Status/100 != 2 {
+			return ""
+		}
+		return fmt.Sprintf("the request that needs authorization was served without any token (%s), which TOK-1 judges", describe(reply))
+	})
 }
 
 // challengeNamesScope: MCP servers "SHOULD include a scope parameter in the

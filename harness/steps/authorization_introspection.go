@@ -20,35 +20,64 @@ type introspected struct {
 	endpoint, why string
 }
 
-// introspect asks the authorization server's introspection endpoint about
-// token (RFC 7662 2.1): the one its metadata advertises
-// (introspection_endpoint, RFC 8414 2), else the profile's, authenticated as
-// the profile's introspection client, since the endpoint "MUST also require
-// some form of authorization". It is evidence the harness gathers for a
-// premise, never a verdict on the endpoint.
-func (st *authzState) introspect(ctx context.Context, token string) introspected {
+// introspector is how the harness asks the authorization server's
+// introspection endpoint (RFC 7662 2.1), for evidence (introspect) and in
+// the scenarios that judge the endpoint (askIntrospection) alike: where,
+// and as which client.
+type introspector struct {
+	endpoint, clientID string
+	secret             oauthclient.Secret
+}
+
+// introspectorFor is the endpoint md advertises (introspection_endpoint,
+// RFC 8414 2), else the profile's, and the profile's introspection client,
+// since the endpoint "MUST also require some form of authorization"; its
+// secret is sent as introspection_endpoint_auth_methods_supported allows,
+// and, when md lists none ("determined by other means", RFC 8414 2), as the
+// token endpoint's methods do (oauthclient.SecretFor). md may be nil.
+func (st *authzState) introspectorFor(md *oauthclient.ServerMetadata) introspector {
 	a := st.Target.Profile.MCPAuthorization
-	md := st.quietMetadata(ctx)
-	endpoint := a.IntrospectionEndpoint
-	if md != nil && md.String("introspection_endpoint") != "" {
-		endpoint = md.String("introspection_endpoint")
+	id, secret := a.Introspector()
+	who := introspector{endpoint: a.IntrospectionEndpoint, clientID: id, secret: oauthclient.Secret{Value: secret}}
+	if md == nil {
+		return who
 	}
+	if e := md.String("introspection_endpoint"); e != "" {
+		who.endpoint = e
+	}
+	methods := md.Strings("introspection_endpoint_auth_methods_supported")
+	if len(methods) == 0 {
+		who.secret = oauthclient.SecretFor(md, "", secret)
+		return who
+	}
+	who.secret.Post = !slices.Contains(methods, oauthclient.AuthBasic) && slices.Contains(methods, oauthclient.AuthPost)
+	return who
+}
+
+// sendIntrospection sends who's endpoint the introspection request for
+// token, with the token_type_hint hint ("" for none), authenticated as
+// who's client ("" for none), waiting out a Retry-After (RFC 6585 section
+// 4).
+func (st *authzState) sendIntrospection(ctx context.Context, who introspector, token, hint string) (*oauthclient.Reply, error) {
+	return st.obeyRetryAfter(ctx, "introspection", func() (*oauthclient.Reply, error) {
+		return oauthclient.Introspect(ctx, st.Target.HTTP, who.endpoint, who.clientID, who.secret, token, hint)
+	})
+}
+
+// introspect asks the authorization server's introspection endpoint about
+// token (RFC 7662 2.1), as introspectorFor says. It is evidence the harness
+// gathers for a premise, never a verdict on the endpoint.
+func (st *authzState) introspect(ctx context.Context, token string) introspected {
+	who := st.introspectorFor(st.quietMetadata(ctx))
+	endpoint := who.endpoint
 	if endpoint == "" {
 		return introspected{why: "the authorization server advertises no introspection_endpoint (RFC 8414 2) and mcp_authorization.introspection_endpoint names none"}
 	}
-	clientID, secret := a.Introspector()
-	if clientID == "" {
+	if who.clientID == "" {
 		return introspected{endpoint: endpoint, why: fmt.Sprintf("the introspection endpoint %s needs a client to authenticate (RFC 7662 2.1): "+
 			"set mcp_authorization.introspection_client_id and mcp_authorization.introspection_client_secret_env", endpoint)}
 	}
-	var methods []string
-	if md != nil {
-		methods = md.Strings("introspection_endpoint_auth_methods_supported")
-	}
-	s := oauthclient.Secret{Value: secret, Post: len(methods) > 0 && !slices.Contains(methods, "client_secret_basic") && slices.Contains(methods, "client_secret_post")}
-	r, err := st.obeyRetryAfter(ctx, "introspection", func() (*oauthclient.Reply, error) {
-		return oauthclient.Introspect(ctx, st.Target.HTTP, endpoint, clientID, s, token, "access_token")
-	})
+	r, err := st.sendIntrospection(ctx, who, token, "access_token")
 	if err != nil {
 		return introspected{endpoint: endpoint, why: fmt.Sprintf("the introspection endpoint %s could not be asked: %v", endpoint, err)}
 	}

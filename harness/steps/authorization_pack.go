@@ -146,7 +146,6 @@ func (st *authzState) register(sc stepContext) {
 		"refuses the request that needs authorization, if at all, as MCP authorization does":    st.usesMCPAuthorization,
 		"serves the request that needs authorization with the access token the client obtained": st.obtainedServed,
 		"serves the request, or challenges for no scope the first challenge left out":           noContext(st.noLaterScope),
-		"serves the request that needs authorization with that token":                           st.limitedServed,
 		"serves the caller the request that needs authorization":                                st.callerServed,
 		"refuses the request that needs authorization with a token it never issued":             st.unknownTokenRefused,
 	}.bind(sc, `^the server `, `$`, nil)

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+
+	"github.com/conform-mcp/conform/harness/mcpclient"
 )
 
 // A replayed code and the tokens of its first redemption (MCP security.4;
@@ -29,17 +31,13 @@ func (st *authzState) withRedeemedToken() error {
 // not, a refusal after the replay would say nothing, and the scenario is not
 // run.
 func (st *authzState) callerServed(ctx context.Context) error {
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, st.auth, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 != 2 {
-		return st.skip(fmt.Sprintf("the access token the code was redeemed for was not served the request that needs authorization (%s), "+
-			"so a refusal after the replay would say nothing; set mcp_authorization.protected_request to a request that token may make", describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+	return st.control(ctx, st.auth, func(reply *mcpclient.Reply) string {
+		if reply.Status/100 == 2 {
+			return ""
+		}
+		return fmt.Sprintf("the access token the code was redeemed for was not served the request that needs authorization (%s), "+
+			"so a refusal after the replay would say nothing; set mcp_authorization.protected_request to a request that token may make", describe(reply))
+	})
 }
 
 // neverIssuedToken is a token no server issued.
@@ -50,14 +48,10 @@ const neverIssuedToken = "conform-unknown-token-4c1d8e2b9a"
 // served (TOK-3 judges that), a revoked token served says nothing of the
 // revocation, and the scenario is not run.
 func (st *authzState) unknownTokenRefused(ctx context.Context) error {
-	r := st.protected()
-	reply, err := st.MCP.Call(ctx, "Bearer "+neverIssuedToken, r.Method, st.protectedParams(r))
-	if err := st.took(reply, err); err != nil {
-		return err
-	}
-	if reply.Status/100 == 2 {
-		return st.skip(fmt.Sprintf("the server serves a token it never issued (%s), which TOK-3 judges, so a revoked token served would say nothing of the revocation", describe(reply)))
-	}
-	st.reply, st.last = nil, nil
-	return nil
+	return st.control(ctx, "Bearer "+neverIssuedToken, func(reply *mcpclient.Reply) string {
+		if reply.Status/100 != 2 {
+			return ""
+		}
+		return fmt.Sprintf("the server serves a token it never issued (%s), which TOK-3 judges, so a revoked token served would say nothing of the revocation", describe(reply))
+	})
 }
