@@ -46,6 +46,7 @@ const (
 	cliDocContent     = "The client ID metadata document holds the client_id that names it, a client_name and redirect_uris"
 	cliGivenFirst     = "A client given a client registered beforehand or a metadata document uses it rather than registering"
 	cliDocSupport     = "A client names itself by no client ID metadata document when the authorization server does not advertise them"
+	cliSecretOnce     = "A confidential client authenticates each token request by exactly one method, never in the URI"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
@@ -65,8 +66,11 @@ type clientDeparture struct {
 	// profile names too; without one, the scenarios of other ways to name
 	// a client are not applicable, and expected not run.
 	document bool
-	fails    []string
-	notRun   []string
+	// confidential runs the client as a confidential client registered
+	// beforehand, which the profile names with its secret.
+	confidential bool
+	fails        []string
+	notRun       []string
 	// actual is a piece of the first failure's message.
 	actual string
 }
@@ -116,10 +120,12 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	fakeclient.RefreshAssumed:           {pack: "mcp-authorization", fails: []string{cliNoRefresh}, actual: "there is no refresh token"},
 	// Registering, it presents no document to judge, nor one in the control.
 	fakeclient.RegistersFirst: {pack: "mcp-authorization", document: true, fails: []string{cliGivenFirst},
-		notRun: []string{cliDocURL, cliDocContent, cliDocSupport}, actual: "a registration request"},
+		notRun: []string{cliDocURL, cliDocContent, cliDocSupport, cliSecretOnce}, actual: "a registration request"},
 	// Never registering, it leaves the scenarios of registration not applicable.
 	fakeclient.CIMDUnchecked: {pack: "mcp-authorization", document: true, fails: []string{cliDocSupport},
-		notRun: registrationScenarios, actual: "client_id https://127.0.0.1:"},
+		notRun: notDocument, actual: "client_id https://127.0.0.1:"},
+	fakeclient.SecretTwice: {pack: "mcp-authorization", confidential: true, fails: []string{cliSecretOnce},
+		notRun: append(slices.Clone(documentScenarios), registrationScenarios...), actual: "client_secret_basic and client_secret_post"},
 
 	fakeclient.ChallengeNotFollowed:   {pack: "source", fails: []string{cliFollow}, actual: "/oauth/register"},
 	fakeclient.RegistersEveryStart:    {pack: "source", fails: []string{cliRegister}, actual: "/oauth/register"},
@@ -161,6 +167,9 @@ var _ = Describe("each fakeclient break", Ordered, func() {
 			if clientDepartures[b].document {
 				cfg = withDocument(cfg, doc)
 			}
+			if clientDepartures[b].confidential {
+				cfg = withConfidential(cfg)
+			}
 			runs[b] = r
 			wg.Go(func() {
 				sem <- struct{}{}
@@ -173,8 +182,8 @@ var _ = Describe("each fakeclient break", Ordered, func() {
 
 	for _, b := range fakeclient.Breaks() {
 		d := clientDepartures[b]
-		if d.pack == "mcp-authorization" && !d.document {
-			d.notRun = append(slices.Clone(d.notRun), documentScenarios...)
+		if d.pack == "mcp-authorization" && !d.document && !d.confidential {
+			d.notRun = append(slices.Clone(d.notRun), notGiven...)
 		}
 		It("fails exactly its scenarios: "+string(b), func() {
 			got, err := runs[b].got, runs[b].err

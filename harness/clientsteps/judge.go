@@ -49,6 +49,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	sc.Step(`^the client exited with a failure status$`, st.judged(st.exitedFailing))
 	st.registerRegistration(sc)
 	st.registerDocuments(sc)
+	st.registerClientAuth(sc)
 }
 
 // judged guards a judgement: it reads the client's runs, so a feature that

@@ -26,9 +26,14 @@ func config(pack, breaks string) clientsteps.Config {
 }
 
 // documentScenarios judge a client that names itself by a client ID
-// metadata document, or that the profile says has one or a client
-// registered beforehand: not applicable to one that only registers.
-var documentScenarios = []string{cliDocURL, cliDocContent, cliGivenFirst, cliDocSupport}
+// metadata document: not applicable to one that does not.
+var documentScenarios = []string{cliDocURL, cliDocContent, cliDocSupport}
+
+// notGiven are the scenarios not applicable to a client the profile gives
+// neither a client registered beforehand nor a document: those of the
+// document, the registration priority order, and a confidential client's
+// authentication.
+var notGiven = append(slices.Clone(documentScenarios), cliGivenFirst, cliSecretOnce)
 
 // registrationScenarios judge dynamic registration, or the refresh grant a
 // client registers for: not applicable to one that never registers.
@@ -39,20 +44,30 @@ var _ = Describe("the reference client", func() {
 		expectPassedBut(config("source", ""))
 	})
 	It("passes every client scenario of pack mcp-authorization that judges a client that registers, leaving those of other ways to name a client not applicable", func() {
-		expectPassedBut(config("mcp-authorization", ""), documentScenarios...)
+		expectPassedBut(config("mcp-authorization", ""), notGiven...)
 	})
 })
 
 var _ = Describe("a client registered beforehand", func() {
-	It("is known to the scripted authorization servers, and uses it rather than registering", func() {
-		cfg := config("mcp-authorization", "")
-		pre := " -client-id static-one -client-secret s3cr3t-value"
-		cfg.Command += pre
-		cfg.Second += pre
-		cfg.Preregistered = scripted.Preregistered{ID: "static-one", Secret: "s3cr3t-value"}
-		expectPassedBut(cfg, append([]string{cliDocURL, cliDocContent, cliDocSupport}, registrationScenarios...)...)
+	It("is known to the scripted authorization servers, and uses it rather than registering, authenticating as a confidential client", func() {
+		expectPassedBut(withConfidential(config("mcp-authorization", "")), append(slices.Clone(documentScenarios), registrationScenarios...)...)
 	})
 })
+
+// notDocument are the scenarios not applicable to a public client that
+// names itself by a document: those of registering, and a confidential
+// client's.
+var notDocument = append(slices.Clone(registrationScenarios), cliSecretOnce)
+
+// withConfidential is cfg for a confidential client registered beforehand,
+// which the profile names with its secret.
+func withConfidential(cfg clientsteps.Config) clientsteps.Config {
+	pre := " -client-id static-one -client-secret s3cr3t-value"
+	cfg.Command += pre
+	cfg.Second += pre
+	cfg.Preregistered = scripted.Preregistered{ID: "static-one", Secret: "s3cr3t-value"}
+	return cfg
+}
 
 // document serves a client ID metadata document over TLS at
 // {URL}/oauth/client.json, its members as body writes them given its URL.
@@ -101,13 +116,13 @@ func withDocument(cfg clientsteps.Config, d *document) clientsteps.Config {
 
 var _ = Describe("a client known by its client ID metadata document", func() {
 	It("is known to the scripted authorization servers, which fetch its document, and passes every scenario but those of registering", func() {
-		expectPassedBut(withDocument(config("mcp-authorization", ""), serveDocument(true, compliantDocument)), registrationScenarios...)
+		expectPassedBut(withDocument(config("mcp-authorization", ""), serveDocument(true, compliantDocument)), notDocument...)
 	})
 
 	It("fails only CLI-32 when its document's URL is http", func() {
 		got, err := runPack(withDocument(config("mcp-authorization", ""), serveDocument(false, compliantDocument)))
 		Expect(err).NotTo(HaveOccurred())
-		expectVerdicts(got, []string{cliDocURL}, registrationScenarios)
+		expectVerdicts(got, []string{cliDocURL}, notDocument)
 		Expect(got[cliDocURL].why).To(ContainSubstring("an https URL with a path component"))
 	})
 
@@ -116,7 +131,7 @@ var _ = Describe("a client known by its client ID metadata document", func() {
 			return fmt.Sprintf(`{"client_id":%q,"redirect_uris":["http://127.0.0.1/callback"]}`, u)
 		})))
 		Expect(err).NotTo(HaveOccurred())
-		expectVerdicts(got, []string{cliDocContent}, registrationScenarios)
+		expectVerdicts(got, []string{cliDocContent}, notDocument)
 		Expect(got[cliDocContent].why).To(ContainSubstring("client_name missing"))
 	})
 

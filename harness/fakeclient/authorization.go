@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -206,6 +207,10 @@ func (c *client) refresh(ctx context.Context, challenge http.Header) (tok obtain
 
 // redeem sends a token request and reads the answer.
 func (c *client) redeem(ctx context.Context, md *oauthclient.ServerMetadata, form url.Values, scope string) (obtained, error) {
+	if c.broken(SecretTwice) && c.ClientSecret != "" {
+		form = maps.Clone(form)
+		form.Set("client_secret", c.ClientSecret)
+	}
 	tok, err := oauthclient.Secret{Value: c.ClientSecret}.Token(ctx, c.HTTP, md.String("token_endpoint"), form)
 	if err != nil {
 		return obtained{}, err

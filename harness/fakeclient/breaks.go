@@ -87,6 +87,9 @@ const (
 	// whether or not the authorization server says it supports them
 	// (CLI-35).
 	CIMDUnchecked Break = "cimd-unchecked"
+	// SecretTwice, a confidential client, sends its secret in the token
+	// request's body as well as in HTTP Basic (CLI-36).
+	SecretTwice Break = "secret-twice"
 )
 
 // The departures from the source document's client rules.
@@ -114,6 +117,6 @@ func Breaks() []Break {
 		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
 		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
 		RefreshAssumed,
-		RegistersFirst, CIMDUnchecked,
+		RegistersFirst, CIMDUnchecked, SecretTwice,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }
