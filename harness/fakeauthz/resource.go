@@ -220,7 +220,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch msg.Method {
 	case "tools/list":
-		writeSSE(w, msg.ID, fakeprotocol.Complete(r, map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}}))
+		writeSSE(w, msg.ID, fakeprotocol.CompleteList(r, map[string]any{"tools": []any{map[string]any{"name": "echo", "inputSchema": map[string]any{"type": "object"}}}}))
 	case "tools/call":
 		writeSSE(w, msg.ID, fakeprotocol.Complete(r, map[string]any{"content": []any{map[string]any{"type": "text", "text": "echo"}}}))
 	default:

@@ -134,6 +134,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 	result, rerr := h.dispatch(req, who)
 	if m, ok := result.(map[string]any); ok {
+		if strings.HasSuffix(req.Method, "/list") {
+			m = fakeprotocol.CompleteList(r, m)
+		}
 		result = fakeprotocol.Complete(r, m)
 	}
 	h.reply(w, response(req.ID, result, rerr))

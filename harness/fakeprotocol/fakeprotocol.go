@@ -128,6 +128,20 @@ func Complete(r *http.Request, result map[string]any) map[string]any {
 	return result
 }
 
+// CompleteList is Complete for the result of a list (tools/list,
+// prompts/list, resources/list), which 2026-07-28 also requires to carry
+// ttlMs and cacheScope ("Require ttlMs and cacheScope fields on results
+// returned by tools/list, prompts/list, resources/list, resources/read,
+// and resources/templates/list", changelog): no time to keep it, and
+// private, since what a caller may list depends on its credential.
+func CompleteList(r *http.Request, result map[string]any) map[string]any {
+	if result != nil && r.Header.Get("MCP-Protocol-Version") == Modern {
+		result["ttlMs"] = 0
+		result["cacheScope"] = "private"
+	}
+	return Complete(r, result)
+}
+
 // Discover is a server/discover result for a server that speaks only
 // 2026-07-28, marked complete as every result of that revision is.
 func Discover(name string) map[string]any {

@@ -120,6 +120,9 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(r.Status).To(Equal(http.StatusOK), method)
 			Expect(string(r.Message.Result)).To(ContainSubstring(`"resultType":"complete"`), method)
+			if method == "tools/list" {
+				Expect(string(r.Message.Result)).To(And(ContainSubstring(`"ttlMs":0`), ContainSubstring(`"cacheScope":"private"`)), "a list result is cacheable (changelog)")
+			}
 		}
 	})
 
