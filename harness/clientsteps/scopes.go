@@ -61,9 +61,6 @@ func (st *scenario) stepUp() error {
 		return st.depart("step-up authorization", "an authorization request for "+strings.Join(want, " ")+" after the 403", urls(filter(later, func(r scripted.Request) bool { return isAuthorization(r, srv) })), *forbidden)
 	}
 	if authorizedCall(after(later, asked[0].Seq), srv, srv.Issued(st.log)) == nil {
-		if err := st.eraRefused(after(later, asked[0].Seq), srv.Issued(st.log)); err != nil {
-			return err
-		}
 		return st.depart("step-up authorization", "the call made again with the new token, answered 200", "none; "+describe(st.last().res), *forbidden)
 	}
 	return nil

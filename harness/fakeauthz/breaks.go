@@ -251,6 +251,12 @@ const (
 	// mirrored headers and _meta before the token (package fakeprotocol),
 	// has no initialize and answers server/discover.
 	Speaks2026Only Break = "speaks-2026-only"
+	// SpeaksBothEras answers a request whose MCP-Protocol-Version is
+	// 2026-07-28 as Speaks2026Only does, and any other within an
+	// initialize session, as a server that keeps the earlier revisions
+	// does (transport, Backward Compatibility): a client of either era is
+	// served.
+	SpeaksBothEras Break = "speaks-both-eras"
 	// NoRegistration names no registration_endpoint, as an authorization
 	// server whose clients are registered beforehand may: the profile gives
 	// the one client, and what needs a second is not run.

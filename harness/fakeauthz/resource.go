@@ -114,6 +114,10 @@ func (h *Host) needed() []string {
 	return []string{ScopeWrite}
 }
 
+// olderRevision is the revision before 2026-07-28 the fake speaks, within
+// an initialize session.
+const olderRevision = "2025-06-18"
+
 // serveMCP checks the Origin, then the token, then the scope, then answers
 // the JSON-RPC request within a session, over SSE.
 func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +138,9 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if h.breaks[Speaks2026Only] {
+	// modern: this request is answered as 2026-07-28 has it, statelessly.
+	modern := h.breaks[Speaks2026Only] || h.breaks[SpeaksBothEras] && r.Header.Get("MCP-Protocol-Version") == fakeprotocol.Modern
+	if modern {
 		// Headers before the token: the transport fixes no order.
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -192,8 +198,12 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
-	case h.breaks[Speaks2026Only] && msg.Method == "server/discover":
-		writeSSE(w, msg.ID, fakeprotocol.Discover("fakeauthz"))
+	case modern && msg.Method == "server/discover":
+		var older []string
+		if h.breaks[SpeaksBothEras] {
+			older = []string{olderRevision}
+		}
+		writeSSE(w, msg.ID, fakeprotocol.Discover("fakeauthz", older...))
 		return
 	case msg.Method == "initialize":
 		id := random()
@@ -201,7 +211,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 		h.sessions[id] = subject(g)
 		h.mu.Unlock()
 		w.Header().Set("Mcp-Session-Id", id)
-		writeSSE(w, msg.ID, map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{"tools": map[string]any{}},
+		writeSSE(w, msg.ID, map[string]any{"protocolVersion": olderRevision, "capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo": map[string]any{"name": "fakeauthz", "version": "1"}})
 		return
 	case len(msg.ID) == 0:
@@ -213,7 +223,7 @@ func (h *Host) serveMCP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	owner, open := h.sessions[r.Header.Get("Mcp-Session-Id")]
 	h.mu.Unlock()
-	known := open && (owner == subject(g) || h.breaks[SessionUnbound]) || h.breaks[Speaks2026Only]
+	known := open && (owner == subject(g) || h.breaks[SessionUnbound]) || modern
 	if !known {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32000, "message": "Bad Request: no valid session"}})
 		return

@@ -142,12 +142,13 @@ func CompleteList(r *http.Request, result map[string]any) map[string]any {
 	return Complete(r, result)
 }
 
-// Discover is a server/discover result for a server that speaks only
-// 2026-07-28, marked complete as every result of that revision is.
-func Discover(name string) map[string]any {
+// Discover is a server/discover result for a server that speaks
+// 2026-07-28 and the older revisions it names (none for one that speaks
+// only 2026-07-28), marked complete as every result of that revision is.
+func Discover(name string, older ...string) map[string]any {
 	return map[string]any{
 		"resultType":        "complete",
-		"supportedVersions": []string{Modern},
+		"supportedVersions": append([]string{Modern}, older...),
 		"capabilities":      map[string]any{"tools": map[string]any{}},
 		"_meta":             map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": name, "version": "0"}},
 	}

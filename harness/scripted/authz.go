@@ -145,6 +145,12 @@ func StartAuthz(name string, v Variant, log *Log, opts AuthzOptions) (*Server, e
 	case CIMDNotAdvertised:
 		breaks = append(breaks, fakeauthz.CIMDNotAdvertised)
 	}
+	if v != Modern {
+		// Every other variant serves a client of either era: its
+		// scenarios judge authorization, whatever revision the client
+		// speaks (transport, Backward Compatibility).
+		breaks = append(breaks, fakeauthz.SpeaksBothEras)
+	}
 	srv := &Server{Name: name}
 	var err error
 	a.host, err = fakeauthz.StartWrapped(func(origin fakeauthz.Origin, next http.Handler) http.Handler {
