@@ -47,6 +47,7 @@ const (
 	cliGivenFirst     = "A client given a client registered beforehand or a metadata document uses it rather than registering"
 	cliDocSupport     = "A client names itself by no client ID metadata document when the authorization server does not advertise them"
 	cliSecretOnce     = "A confidential client authenticates each token request by exactly one method, never in the URI"
+	cliLoopback       = "The client's loopback redirect URIs name a loopback IP literal, not localhost"
 
 	cliFollow      = "After a 401 the client follows the challenge to the protected resource metadata"
 	cliRegister    = "The client registers once and keeps its client_id for its next start"
@@ -124,6 +125,7 @@ var clientDepartures = map[fakeclient.Break]clientDeparture{
 	// Never registering, it leaves the scenarios of registration not applicable.
 	fakeclient.CIMDUnchecked: {pack: "mcp-authorization", document: true, fails: []string{cliDocSupport},
 		notRun: notDocument, actual: "client_id https://127.0.0.1:"},
+	fakeclient.LocalhostRedirect: {pack: "mcp-authorization", fails: []string{cliLoopback}, actual: "http://localhost/callback"},
 	fakeclient.SecretTwice: {pack: "mcp-authorization", confidential: true, fails: []string{cliSecretOnce},
 		notRun: append(slices.Clone(documentScenarios), registrationScenarios...), actual: "client_secret_basic and client_secret_post"},
 

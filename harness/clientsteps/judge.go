@@ -50,6 +50,7 @@ func (st *scenario) registerJudgements(sc *godog.ScenarioContext) {
 	st.registerRegistration(sc)
 	st.registerDocuments(sc)
 	st.registerClientAuth(sc)
+	st.registerRedirect(sc)
 }
 
 // judged guards a judgement: it reads the client's runs, so a feature that

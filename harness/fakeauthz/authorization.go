@@ -304,7 +304,9 @@ func (h *Host) authorize(w http.ResponseWriter, r *http.Request, q url.Values) {
 		uris, known = []string{q.Get("redirect_uri")}, true
 	}
 	redirectURI := q.Get("redirect_uri")
-	portless := slices.ContainsFunc(uris, func(u string) bool { return samePortless(u, redirectURI) })
+	portless := slices.ContainsFunc(uris, func(u string) bool {
+		return samePortless(u, redirectURI) || h.breaks[LocalhostPortFree] && sameLocalhostPortless(u, redirectURI)
+	})
 	registered := slices.Contains(uris, redirectURI) || (!h.breaks[LoopbackPortFixed] && !h.breaks[LoopbackErrorRedirect] && (native || !h.breaks[LoopbackPortsNativeOnly]) && portless)
 	registered = registered || (anyLoopback && loopbackRedirect(redirectURI))
 	if h.breaks[RedirectPrefixMatched] {
@@ -469,6 +471,16 @@ func approver(hc *http.Client) target.AuthorizationApprover {
 
 // samePortless says whether two loopback IP redirect URIs differ at most in
 // their port, which OAuth 2.1 8.4.2 lets a request choose.
+// sameLocalhostPortless is samePortless for the name localhost, which
+// LocalhostPortFree takes as it takes a loopback IP literal.
+func sameLocalhostPortless(registered, requested string) bool {
+	a, err1 := url.Parse(registered)
+	b, err2 := url.Parse(requested)
+	return err1 == nil && err2 == nil && a.Scheme == "http" && b.Scheme == "http" &&
+		strings.EqualFold(a.Hostname(), "localhost") && strings.EqualFold(b.Hostname(), "localhost") &&
+		a.EscapedPath() == b.EscapedPath() && a.RawQuery == b.RawQuery
+}
+
 func samePortless(registered, requested string) bool {
 	a, err1 := url.Parse(registered)
 	b, err2 := url.Parse(requested)

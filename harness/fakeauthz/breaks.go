@@ -257,6 +257,12 @@ const (
 	// does (transport, Backward Compatibility): a client of either era is
 	// served.
 	SpeaksBothEras Break = "speaks-both-eras"
+	// LocalhostPortFree takes any port on a redirect URI on the name
+	// localhost registered without one, as it does on a loopback IP
+	// literal: OAuth 2.1 8.4.2 requires that of IP literals and forbids it
+	// of no loopback redirect, so a client's choice of localhost (which
+	// only the client half judges, as a SHOULD) never stops its flow.
+	LocalhostPortFree Break = "localhost-port-free"
 	// NoRegistration names no registration_endpoint, as an authorization
 	// server whose clients are registered beforehand may: the profile gives
 	// the one client, and what needs a second is not run.

@@ -258,7 +258,7 @@ func (c *client) authorize(ctx context.Context, challenge http.Header, scope str
 		return obtained{}, fmt.Errorf("listen for the redirect: %w", err)
 	}
 	defer ln.Close()
-	redirectURI := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	redirectURI := fmt.Sprintf("http://%s:%d/callback", c.loopbackName(), ln.Addr().(*net.TCPAddr).Port)
 	clientID, err := c.clientID(ctx, md, issuer)
 	if err != nil {
 		return obtained{}, err
@@ -388,6 +388,16 @@ func (c *client) serverMetadata(ctx context.Context, issuer string) (*oauthclien
 	return nil, fmt.Errorf("no authorization server metadata for %s", issuer)
 }
 
+// loopbackName is the host of the client's redirect URIs: the loopback IP
+// literal (OAuth 2.1 8.4.2: "the use of localhost is NOT RECOMMENDED"),
+// unless LocalhostRedirect.
+func (c *client) loopbackName() string {
+	if c.broken(LocalhostRedirect) {
+		return "localhost"
+	}
+	return "127.0.0.1"
+}
+
 // clientKey is where the client ID registered with issuer is kept: by
 // issuer (registration, "Authorization Server Binding"), unless
 // ClientIDByServer.
@@ -418,7 +428,7 @@ func (c *client) clientID(ctx context.Context, md *oauthclient.ServerMetadata, i
 	// request (OAuth 2.1 8.4.2).
 	body := map[string]any{
 		"client_name":                "fakeclient",
-		"redirect_uris":              []string{"http://127.0.0.1/callback"},
+		"redirect_uris":              []string{"http://" + c.loopbackName() + "/callback"},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"token_endpoint_auth_method": "none",

@@ -90,6 +90,9 @@ const (
 	// SecretTwice, a confidential client, sends its secret in the token
 	// request's body as well as in HTTP Basic (CLI-36).
 	SecretTwice Break = "secret-twice"
+	// LocalhostRedirect registers and sends redirect URIs on the name
+	// localhost rather than a loopback IP literal (CLI-37).
+	LocalhostRedirect Break = "localhost-redirect"
 )
 
 // The departures from the source document's client rules.
@@ -117,6 +120,6 @@ func Breaks() []Break {
 		TokenShared, ModernHeaderMissing, VersionHeaderMismatch, ApplicationTypeOmitted, ClientIDByServer, StateNotChecked, StateOmitted,
 		RefreshWithoutResource, RefreshGrantUnregistered, GrantedScopesDropped, ChallengeReused, ResourceNotChecked, UnknownMembersRefused,
 		RefreshAssumed,
-		RegistersFirst, CIMDUnchecked, SecretTwice,
+		RegistersFirst, CIMDUnchecked, SecretTwice, LocalhostRedirect,
 		ChallengeNotFollowed, RegistersEveryStart, IsErrorIgnored, DeviceFlowNotRestarted, NoSignInAgain, CredentialInQuery}
 }

@@ -145,6 +145,7 @@ func StartAuthz(name string, v Variant, log *Log, opts AuthzOptions) (*Server, e
 	case CIMDNotAdvertised:
 		breaks = append(breaks, fakeauthz.CIMDNotAdvertised)
 	}
+	breaks = append(breaks, fakeauthz.LocalhostPortFree)
 	if v != Modern {
 		// Every other variant serves a client of either era: its
 		// scenarios judge authorization, whatever revision the client
