@@ -337,6 +337,14 @@ var _ = Describe("the mcp-authorization pack when the profile or a server's allo
 		expectNotRun(run, []string{azSessionHandle, azSessionOtherUser}, "opened no session")
 		Expect(run.Revision).To(Equal("2026-07-28"))
 	})
+	It("passes whole a server that speaks both eras, taking 2026-07-28, but for the session a 2026-07-28 request opens none of", func() {
+		run := runAuthz(fakeauthz.SpeaksBothEras)
+		expectNotRun(run, []string{azSessionHandle, azSessionOtherUser}, "opened no session")
+		Expect(run.Revision).To(Equal("2026-07-28"))
+	})
+	It("passes whole a server that takes any port on a localhost redirect URI, as on a loopback IP literal", func() {
+		expectAuthzCompliant(runAuthz(fakeauthz.LocalhostPortFree))
+	})
 	It("names the earlier revision a server that keeps sessions took", func() {
 		Expect(runAuthz().Revision).To(Equal("2025-06-18"), "the version it chose in initialize")
 	})
