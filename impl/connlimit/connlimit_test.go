@@ -21,6 +21,17 @@ import (
 // started and waits until release is closed; anything else answers at once.
 func server(l connlimit.Limits, started, release chan struct{}) string {
 	GinkgoHelper()
+	addr, _ := serve(l, started, release)
+	return addr
+}
+
+// serve is server, with a channel told each time a connection turned idle,
+// once the caps have counted it so: a test that needs an order of idle
+// connections waits for each, since a loaded machine may run the server's
+// bookkeeping of one connection after the client has sent on the next.
+func serve(l connlimit.Limits, started, release chan struct{}) (string, <-chan struct{}) {
+	GinkgoHelper()
+	idled := make(chan struct{}, 64)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	if l.Refusal == nil {
@@ -38,12 +49,26 @@ func server(l connlimit.Limits, started, release chan struct{}) string {
 			}
 			_, _ = io.WriteString(w, "ok")
 		})),
-		ConnState:   cl.ConnState,
+		ConnState: func(c net.Conn, state http.ConnState) {
+			cl.ConnState(c, state)
+			if state == http.StateIdle {
+				select {
+				case idled <- struct{}{}:
+				default:
+				}
+			}
+		},
 		ConnContext: cl.ConnContext,
 	}
 	go func() { _ = srv.Serve(cl) }()
 	DeferCleanup(srv.Close)
-	return ln.Addr().String()
+	return ln.Addr().String(), idled
+}
+
+// turnedIdle waits until the server counted a connection idle.
+func turnedIdle(idled <-chan struct{}) {
+	GinkgoHelper()
+	Eventually(idled).WithTimeout(10*time.Second).Should(Receive(), "the connection turned idle")
 }
 
 // client is one raw keep-alive connection, from the loopback address from.
@@ -136,11 +161,12 @@ func (c *client) closed() bool {
 
 var _ = Describe("connection caps (issue 15 item 4)", func() {
 	It("makes room for a new connection by closing the longest idle one of its address", func() {
-		addr := server(connlimit.Limits{Total: 100, PerAddress: 3}, nil, nil)
+		addr, idled := serve(connlimit.Limits{Total: 100, PerAddress: 3}, nil, nil)
 		var idle []*client
 		for range 3 {
 			c := dial(addr, "127.0.0.1")
 			Expect(c.get("/")).To(Equal("ok"))
+			turnedIdle(idled)
 			idle = append(idle, c)
 		}
 		fresh := dial(addr, "127.0.0.1")
@@ -182,11 +208,12 @@ var _ = Describe("connection caps (issue 15 item 4)", func() {
 	})
 
 	It("caps the connections of all addresses together, closing the longest idle of any", func() {
-		addr := server(connlimit.Limits{Total: 3, PerAddress: 3}, nil, nil)
+		addr, idled := serve(connlimit.Limits{Total: 3, PerAddress: 3}, nil, nil)
 		var idle []*client
 		for i := range 3 {
 			c := dial(addr, fmt.Sprintf("127.0.0.%d", i+1))
 			Expect(c.get("/")).To(Equal("ok"))
+			turnedIdle(idled)
 			idle = append(idle, c)
 		}
 		Expect(dial(addr, "127.0.0.9").get("/")).To(Equal("ok"))
