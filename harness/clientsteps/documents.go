@@ -63,11 +63,19 @@ func urlFormatted(id string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
+// namesDocument says whether a client_id the client sent names a client ID
+// metadata document: it is URL-formatted, and not the client the profile
+// says was registered beforehand, which the authorization server knows by
+// that ID whatever its form.
+func (s *suite) namesDocument(id string) bool {
+	return urlFormatted(id) && id != s.cfg.Preregistered.ID
+}
+
 // documentIDs are the URL-formatted client_ids the client presented to the
 // first scripted server, or a not-applicable skip when it presented none.
 func (st *scenario) documentIDs() ([]string, map[string]scripted.Request, error) {
 	ids, first := presentedClientIDs(st.log.Requests(), st.first())
-	ids = slices.DeleteFunc(ids, func(id string) bool { return !urlFormatted(id) })
+	ids = slices.DeleteFunc(ids, func(id string) bool { return !st.namesDocument(id) })
 	if len(ids) == 0 {
 		return nil, nil, st.unseen("not applicable: the client named itself by no client ID metadata document (no client_id it sent is a URL)")
 	}
@@ -214,12 +222,17 @@ func (st *scenario) noDocumentUnadvertised() error {
 	if st.controlDocument == "" {
 		return st.skip("not applicable: against the compliant server of this run's control the client named itself by no client ID metadata document")
 	}
-	ids, first := presentedClientIDs(st.log.Requests(), st.first())
+	srv := st.first()
+	ids, first := presentedClientIDs(st.log.Requests(), srv)
 	for _, id := range ids {
-		if urlFormatted(id) {
+		if st.namesDocument(id) {
 			return st.depart("client ID metadata document support", "no URL client_id: the authorization server metadata has no client_id_metadata_document_supported",
 				"client_id "+id, first[id])
 		}
 	}
-	return nil
+	// Naming no document passes only once the client was seen to read the
+	// metadata that lacks the capability, of its own accord: a client that
+	// crashed or stopped before it shows nothing of the check.
+	read := slices.ContainsFunc(st.log.Requests(), func(r scripted.Request) bool { return isServerMetadata(r, srv) && r.Status == http.StatusOK })
+	return st.stopped("it read the authorization server metadata", read)
 }

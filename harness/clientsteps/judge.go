@@ -155,7 +155,7 @@ func (st *scenario) runControl(ctx context.Context) string {
 		return "against the compliant server the client made no authorized call (" + describe(r.res) + ")"
 	}
 	ids, _ := presentedClientIDs(log.Requests(), srv)
-	if i := slices.IndexFunc(ids, urlFormatted); i >= 0 {
+	if i := slices.IndexFunc(ids, st.namesDocument); i >= 0 {
 		st.controlDocument = ids[i]
 	}
 	return ""
