@@ -35,6 +35,16 @@ func approve(ctx context.Context, u string) (string, error) {
 	return "", fmt.Errorf("answered %d", resp.StatusCode)
 }
 
+// recordingFlow is the harness's own code flow, approving as the stand-in
+// browser does and keeping in loc where the authorization redirected.
+func recordingFlow(loc *string) *oauthclient.CodeFlow {
+	return &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
+		var err error
+		*loc, err = approve(ctx, u)
+		return *loc, err
+	}}
+}
+
 // challenge is a Bearer challenge parameter of the answer to an anonymous
 // call of the server's tool.
 func challenge(srv *scripted.Server, param string) string {
@@ -143,11 +153,7 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	It("sends another issuer's iss with IssWrong", func() {
 		srv := start(scripted.IssWrong)
 		var loc string
-		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
-			var err error
-			loc, err = approve(ctx, u)
-			return loc, err
-		}}
+		c := recordingFlow(&loc)
 		// The harness's own client refuses the response (RFC 9207 2.4), as
 		// a compliant client must, after the redirect carried the wrong iss.
 		_, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
@@ -170,11 +176,7 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	It("adds a member no specification defines to the authorization and token responses with ExtraMembers", func() {
 		srv := start(scripted.ExtraMembers)
 		var loc string
-		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
-			var err error
-			loc, err = approve(ctx, u)
-			return loc, err
-		}}
+		c := recordingFlow(&loc)
 		tok, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
 		Expect(err).NotTo(HaveOccurred(), "the harness's own client ignores them")
 		Expect(tok).To(HaveKeyWithValue(scripted.ExtraMember, "ignored"))
@@ -196,11 +198,7 @@ var _ = Describe("the mcp-authorization pack's scripted server", func() {
 	It("sends the issuer with a trailing slash as iss with IssSlashed", func() {
 		srv := start(scripted.IssSlashed)
 		var loc string
-		c := &oauthclient.CodeFlow{HTTP: &http.Client{}, RedirectURI: "http://127.0.0.1:9/callback", Approve: func(ctx context.Context, u string) (string, error) {
-			var err error
-			loc, err = approve(ctx, u)
-			return loc, err
-		}}
+		c := recordingFlow(&loc)
 		_, err := c.Obtain(context.Background(), srv.Issuer, srv.Resource)
 		Expect(err).To(MatchError(ContainSubstring("RFC 9207")), "compared as it is, it is another issuer")
 		u, err := url.Parse(loc)
