@@ -28,46 +28,28 @@ import (
 // failed.
 func notRunTags(report string) map[string][]string {
 	GinkgoHelper()
-	raw, err := os.ReadFile(report)
-	Expect(err).NotTo(HaveOccurred())
-	var features []struct {
-		Elements []struct {
-			Name string `json:"name"`
-			Tags []struct {
-				Name string `json:"name"`
-			} `json:"tags"`
-			Steps []struct {
-				Result struct {
-					Status string `json:"status"`
-				} `json:"result"`
-			} `json:"steps"`
-		} `json:"elements"`
-	}
-	Expect(json.Unmarshal(raw, &features)).To(Succeed())
 	out := map[string][]string{}
-	for _, f := range features {
-		for _, e := range f.Elements {
-			var tags []string
-			for _, t := range e.Tags {
-				tags = append(tags, t.Name)
-			}
-			passed := true
-			for _, st := range e.Steps {
-				if st.Result.Status == "failed" && slices.ContainsFunc(tags, func(t string) bool { return knownDepartures[t] }) {
-					passed = false
-					continue
-				}
-				Expect(st.Result.Status).To(BeElementOf("passed", "skipped"), e.Name)
-				passed = passed && st.Result.Status == "passed"
-			}
-			if passed {
+	for _, e := range scenarios(report) {
+		var tags []string
+		for _, t := range e.Tags {
+			tags = append(tags, t.Name)
+		}
+		passed := true
+		for _, st := range e.Steps {
+			if st.Result.Status == "failed" && slices.ContainsFunc(tags, func(t string) bool { return knownDepartures[t] }) {
+				passed = false
 				continue
 			}
-			out[e.Name] = []string{}
-			for _, t := range e.Tags {
-				if !strings.HasPrefix(t.Name, "@id:") {
-					out[e.Name] = append(out[e.Name], t.Name)
-				}
+			Expect(st.Result.Status).To(BeElementOf("passed", "skipped"), e.Name)
+			passed = passed && st.Result.Status == "passed"
+		}
+		if passed {
+			continue
+		}
+		out[e.Name] = []string{}
+		for _, t := range e.Tags {
+			if !strings.HasPrefix(t.Name, "@id:") {
+				out[e.Name] = append(out[e.Name], t.Name)
 			}
 		}
 	}
@@ -79,38 +61,54 @@ func notRunTags(report string) map[string][]string {
 // "not run: <reason>" with the first step that did not pass.
 func verdicts(report string) map[string]string {
 	GinkgoHelper()
+	out := map[string]string{}
+	for _, e := range scenarios(report) {
+		verdict := "passed"
+		for _, st := range e.Steps {
+			if st.Result.Status == "passed" {
+				continue
+			}
+			// A step not run says why in its message ("not run: ...").
+			verdict = st.Result.Status + ": " + st.Result.Error
+			if strings.HasPrefix(st.Result.Error, "not run: ") {
+				verdict = st.Result.Error
+			}
+			break
+		}
+		Expect(out).NotTo(HaveKey(e.Name))
+		out[e.Name] = verdict
+	}
+	return out
+}
+
+// scenario is what notRunTags and verdicts read of one scenario of a
+// cucumber report.
+type scenario struct {
+	Name string `json:"name"`
+	Tags []struct {
+		Name string `json:"name"`
+	} `json:"tags"`
+	Steps []struct {
+		Result struct {
+			Status string `json:"status"`
+			Error  string `json:"error_message"`
+		} `json:"result"`
+	} `json:"steps"`
+}
+
+// scenarios decodes the cucumber report in the file report: every feature's
+// scenarios, in the report's order.
+func scenarios(report string) []scenario {
+	GinkgoHelper()
 	raw, err := os.ReadFile(report)
 	Expect(err).NotTo(HaveOccurred())
 	var features []struct {
-		Elements []struct {
-			Name  string `json:"name"`
-			Steps []struct {
-				Result struct {
-					Status string `json:"status"`
-					Error  string `json:"error_message"`
-				} `json:"result"`
-			} `json:"steps"`
-		} `json:"elements"`
+		Elements []scenario `json:"elements"`
 	}
 	Expect(json.Unmarshal(raw, &features)).To(Succeed())
-	out := map[string]string{}
+	var out []scenario
 	for _, f := range features {
-		for _, e := range f.Elements {
-			verdict := "passed"
-			for _, st := range e.Steps {
-				if st.Result.Status == "passed" {
-					continue
-				}
-				// A step not run says why in its message ("not run: ...").
-				verdict = st.Result.Status + ": " + st.Result.Error
-				if strings.HasPrefix(st.Result.Error, "not run: ") {
-					verdict = st.Result.Error
-				}
-				break
-			}
-			Expect(out).NotTo(HaveKey(e.Name))
-			out[e.Name] = verdict
-		}
+		out = append(out, f.Elements...)
 	}
 	return out
 }

@@ -242,6 +242,67 @@ var _ = Describe("the host's bound on reply bytes in flight", func() {
 		Expect(send(false)).To(Equal(http.StatusOK))
 	})
 
+	It("refuses one of the holders that wait once the last holder at work gives back and the others still find no room", func() {
+		// Two batches have read once each, 40 of 100 apiece, and wait for
+		// 40 more while a third request holds 10. Once the third is
+		// answered, 20 are free: neither batch can go on, and every holder
+		// waits.
+		var read sync.WaitGroup
+		read.Add(2)
+		answer := make(chan struct{})
+		bound := budget.Bound(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b := budget.FromContext(r.Context())
+			if r.Header.Get("X-Hold") != "" {
+				Expect(b.Hold(r.Context(), 10)).To(Succeed())
+				read.Wait()
+				<-answer
+			} else {
+				Expect(b.Hold(r.Context(), 40)).To(Succeed())
+				read.Done()
+				read.Wait()
+				if err := b.Hold(r.Context(), 40); err != nil {
+					return
+				}
+			}
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+		}), budget.Limits{ReplyBytes: l.ReplyBytes, ScanBytes: l.ScanBytes, Timeout: time.Minute, InFlightBytes: l.InFlightBytes})
+		send := func(hold bool) *httptest.ResponseRecorder {
+			rec := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodPost, "http://host.test/mcp", strings.NewReader("{}"))
+			if hold {
+				req.Header.Set("X-Hold", "1")
+			}
+			bound.ServeHTTP(rec, req)
+			return rec
+		}
+		third := make(chan int, 1)
+		go func() { third <- send(true).Code }()
+		codes := make(chan *httptest.ResponseRecorder, 2)
+		for range 2 {
+			go func() {
+				defer GinkgoRecover()
+				codes <- send(false)
+			}()
+		}
+		read.Wait()
+		// Time for both batches to start waiting for their second share;
+		// were the third answered first, the later batch would be refused
+		// as it came to wait, and what follows holds all the same.
+		time.Sleep(100 * time.Millisecond)
+		close(answer)
+		Expect(<-third).To(Equal(http.StatusOK))
+		var got []int
+		for range 2 {
+			var rec *httptest.ResponseRecorder
+			Eventually(codes, 5*time.Second).Should(Receive(&rec), "long before the minute either may wait")
+			got = append(got, rec.Code)
+			if rec.Code == http.StatusServiceUnavailable {
+				Expect(rec.Header().Get("Retry-After")).To(Equal("1"))
+			}
+		}
+		Expect(got).To(ConsistOf(http.StatusOK, http.StatusServiceUnavailable))
+	})
+
 	It("refuses at once the request that, holding part of the bound, would wait for more while every other holder waits too, so that the others go on", func() {
 		// Two batches have read once each, 40 of 100 apiece, and each
 		// wants 40 more: were both to wait, neither would ever go on.

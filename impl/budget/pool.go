@@ -25,7 +25,9 @@ import (
 // waits for more only while some other holder is still at work, whose
 // answer will give back what it holds; the request that would make every
 // holder wait is refused at once instead, and what it gives back lets the
-// others go on.
+// others go on. The last holder at work may leave while the others wait:
+// every answer given back wakes them, and one that still finds no room
+// while every holder waits is refused then.
 type pool struct {
 	sem  *semaphore.Weighted
 	size int64
@@ -34,6 +36,10 @@ type pool struct {
 	// holders is how many requests hold part of the pool, waiting how
 	// many of them wait for more.
 	holders, waiting int
+	// changed is closed, and replaced, whenever room may have been made:
+	// a request gave back what it held, or one that held nothing stopped
+	// waiting in the semaphore's queue, ahead of the holders that wait.
+	changed chan struct{}
 }
 
 // ReplyFactor is how many bytes of a JSON reply one byte a read returns may
@@ -43,7 +49,7 @@ type pool struct {
 const ReplyFactor = 7
 
 func newPool(size int64) *pool {
-	return &pool{sem: semaphore.NewWeighted(size), size: size}
+	return &pool{sem: semaphore.NewWeighted(size), size: size, changed: make(chan struct{})}
 }
 
 // poolRetry is the Retry-After of a request that found the pool full for
@@ -55,33 +61,58 @@ const poolRetry = time.Second
 var errEveryHolderWaits = errors.New("every request holding the pool waits for more")
 
 // acquire takes n of the pool, waiting until ctx is done; holding says
-// whether the request holds part of it already.
+// whether the request holds part of it already. A request that holds
+// nothing waits in the semaphore's queue; one that holds part tries again
+// each time room may have been made (changed), so that it can be refused
+// whenever every holder waits.
 func (p *pool) acquire(ctx context.Context, n int64, holding bool) error {
-	p.mu.Lock()
-	if p.sem.TryAcquire(n) {
-		if !holding {
+	if !holding {
+		// Counted a holder under the lock as it takes its share, so that
+		// no holder that waits finds it holding and not counted.
+		p.mu.Lock()
+		if p.sem.TryAcquire(n) {
 			p.holders++
+			p.mu.Unlock()
+			return nil
 		}
 		p.mu.Unlock()
-		return nil
-	}
-	if holding {
-		if p.waiting+1 >= p.holders {
-			p.mu.Unlock()
-			return errEveryHolderWaits
+		err := p.sem.Acquire(ctx, n)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err == nil {
+			p.holders++
 		}
-		p.waiting++
+		p.wake()
+		return err
 	}
-	p.mu.Unlock()
-	err := p.sem.Acquire(ctx, n)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if holding {
-		p.waiting--
-	} else if err == nil {
-		p.holders++
+	p.waiting++
+	defer func() { p.waiting-- }()
+	for {
+		if p.sem.TryAcquire(n) {
+			return nil
+		}
+		if p.waiting >= p.holders {
+			return errEveryHolderWaits
+		}
+		changed := p.changed
+		p.mu.Unlock()
+		select {
+		case <-changed:
+			p.mu.Lock()
+		case <-ctx.Done():
+			p.mu.Lock()
+			return ctx.Err()
+		}
 	}
-	return err
+}
+
+// wake tells the holders that wait that room may have been made; p.mu is
+// held.
+func (p *pool) wake() {
+	close(p.changed)
+	p.changed = make(chan struct{})
 }
 
 // giveBack returns n, all that a request held.
@@ -90,6 +121,7 @@ func (p *pool) giveBack(n int64) {
 	defer p.mu.Unlock()
 	p.sem.Release(n)
 	p.holders--
+	p.wake()
 }
 
 // Hold reserves n reply bytes of the host's in-flight bound for the rest of
