@@ -45,6 +45,12 @@ type journal struct {
 // registration near one line, and the map a reader copies small.
 const journalFoldAt = 256
 
+// journalLimit is the most registrations the journal holds while folds
+// fail (ErrFoldDeferred): past it a registration is refused before it is
+// journalled, so that a data file that keeps refusing them never lets the
+// journal, and the map every append copies, grow without end.
+const journalLimit = 4 * journalFoldAt
+
 // openJournal opens (creating, mode 0600) the journal at path and reads the
 // registrations it holds. A line cut short by a crash was never answered:
 // reading stops there.
@@ -146,6 +152,11 @@ var ErrFoldDeferred = errors.New("registration kept in the journal; folding the 
 func (s *Store) Register(c Client) error {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
+	if n := len(s.journal.snapshot()); n >= journalLimit {
+		if err := s.update(func(t *Tx) error { return t.fold() }); err != nil {
+			return fmt.Errorf("register: the journal holds %d registrations the data file has not taken: %w", n, err)
+		}
+	}
 	if err := s.journal.append(c); err != nil {
 		return err
 	}

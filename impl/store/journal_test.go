@@ -124,6 +124,18 @@ var _ = Describe("Registration journal", func() {
 		Expect(lookup(long)).To(Equal(client(long)), "the registration stands")
 		Expect(lookup("c000")).To(Equal(client("c000")))
 		Expect(size(path+".registrations")).NotTo(BeZero(), "the journal keeps what it could not fold")
+
+		By("refusing, once the journal holds 1024 the data file has not taken, a registration before it is journalled")
+		for i := 256; i < 1024; i++ {
+			Expect(s.Register(client(fmt.Sprintf("c%04d", i)))).To(MatchError(store.ErrFoldDeferred))
+		}
+		held := size(path + ".registrations")
+		err = s.Register(client("one-too-many"))
+		Expect(err).To(HaveOccurred())
+		Expect(err).NotTo(MatchError(store.ErrFoldDeferred))
+		Expect(size(path + ".registrations")).To(Equal(held), "nothing journalled")
+		_, found := find("one-too-many")
+		Expect(found).To(BeFalse())
 	})
 
 	It("keeps what follows a line a crash cut short", func() {
