@@ -136,12 +136,14 @@ func documentProblem(id string, status int, body []byte) string {
 	if json.Unmarshal(doc["client_id"], &got) != nil || got != id {
 		return fmt.Sprintf("client_id %s", orNone(doc["client_id"]))
 	}
+	// "include" asks for the members, as RFC 7591 2 types them (a string,
+	// an array of strings), not for any value in them.
 	var name string
-	if json.Unmarshal(doc["client_name"], &name) != nil || name == "" {
+	if doc["client_name"] == nil || string(doc["client_name"]) == "null" || json.Unmarshal(doc["client_name"], &name) != nil {
 		return fmt.Sprintf("client_name %s", orNone(doc["client_name"]))
 	}
 	var uris []string
-	if json.Unmarshal(doc["redirect_uris"], &uris) != nil || len(uris) == 0 {
+	if doc["redirect_uris"] == nil || json.Unmarshal(doc["redirect_uris"], &uris) != nil || uris == nil {
 		return fmt.Sprintf("redirect_uris %s", orNone(doc["redirect_uris"]))
 	}
 	return ""
