@@ -348,7 +348,7 @@ func (st *authzState) confidentialClient(ctx context.Context) error {
 		return err
 	}
 	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
-		if err := st.publicClientsOnly(); err != nil {
+		if err := st.publicClientsOnly("code_challenge enforced, OAuth 2.1 7.5.2"); err != nil {
 			return err
 		}
 	}
