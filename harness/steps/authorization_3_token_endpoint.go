@@ -54,7 +54,7 @@ func (st *authzState) issuedAsWithoutScope() error {
 // only (RFC 8414 2), so the rules do not apply to it.
 func (st *authzState) holdsSecret(context.Context) error {
 	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
-		if err := st.publicClientsOnly(); err != nil {
+		if err := st.publicClientsOnly("client authentication, OAuth 2.1 3.2.1"); err != nil {
 			return err
 		}
 		return st.skip("the run's client holds no client secret, so client authentication (OAuth 2.1 3.2.2) has no confidential client to judge: " +
@@ -63,16 +63,17 @@ func (st *authzState) holdsSecret(context.Context) error {
 	return nil
 }
 
-// publicClientsOnly leaves a confidential client's rule not applicable to
-// a server whose metadata advertises the token_endpoint_auth_method none
-// alone: it serves public clients only (RFC 8414 2).
-func (st *authzState) publicClientsOnly() error {
+// publicClientsOnly leaves a confidential client's rule, named by rule,
+// not applicable to a server whose metadata advertises the
+// token_endpoint_auth_method none alone: it serves public clients only
+// (RFC 8414 2).
+func (st *authzState) publicClientsOnly(rule string) error {
 	md, err := st.needAS()
 	if err != nil {
 		return nil
 	}
 	if methods := md.Strings("token_endpoint_auth_methods_supported"); len(methods) > 0 && !slices.ContainsFunc(methods, func(m string) bool { return m != "none" }) {
-		return st.skip(outcome.NotApplicable + fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported is %q: it serves public clients only, and the rule binds it for confidential ones (client authentication, OAuth 2.1 3.2.1; code_challenge enforced, 7.5.2)", methods))
+		return st.skip(outcome.NotApplicable + fmt.Sprintf("the authorization server's token_endpoint_auth_methods_supported is %q: it serves public clients only, and the rule binds it for confidential ones (%s)", methods, rule))
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	if endpoint == "" {
 		return st.skip("the authorization server names no registration_endpoint: set mcp_authorization.client_id to a public client registered with redirect_uri " + st.redirectURI())
 	}
-	r, id, secret, err := st.registerRunClient(ctx, endpoint, firstClient)
+	r, id, secret, err := st.registerRunClient(ctx, endpoint, flowClient)
 	if r != nil {
 		st.authzClient.answer, st.authzClient.answeredAt = r, endpoint
 	}
@@ -85,37 +85,17 @@ func (st *authzState) publicClient(ctx context.Context) error {
 	return nil
 }
 
-// runClient is how the reasons a registration of one of the run's two
-// clients leaves a scenario not run name it: firstClient, the client of
-// the run's flows, or secondClient, whose codes and refresh tokens are not
-// the first's. remedy is what the profile can set instead.
-type runClient struct {
-	failed       func(endpoint string, err error) string
-	throttled    func(endpoint string) string
-	unregistered func(endpoint string, r *oauthclient.Reply) string
-	remedy       string
-}
+// runClient names one of the run's two registered clients in the reasons
+// a registration that fails leaves a scenario not run for: what the
+// registration is, and what the profile can set instead.
+type runClient struct{ what, remedy string }
 
 var (
-	firstClient = runClient{
-		failed: func(endpoint string, err error) string {
-			return fmt.Sprintf("registration at %s failed: %v (REG-2 checks registration); set mcp_authorization.client_id", endpoint, err)
-		},
-		throttled: func(endpoint string) string { return "registration at " + endpoint },
-		unregistered: func(endpoint string, r *oauthclient.Reply) string {
-			return fmt.Sprintf("registration at %s answered HTTP %d without a client_id (REG-2 checks registration); set mcp_authorization.client_id", endpoint, r.Status)
-		},
-		remedy: "set mcp_authorization.client_id to a client registered before",
-	}
-	secondClient = runClient{
-		failed: func(endpoint string, err error) string {
-			return fmt.Sprintf("registering a second client at %s failed: %v", endpoint, err)
-		},
-		throttled: func(endpoint string) string { return "registration of a second client at " + endpoint },
-		unregistered: func(endpoint string, r *oauthclient.Reply) string {
-			return fmt.Sprintf("registering a second client at %s answered %s (REG-2 checks registration)", endpoint, describeOAuth(r))
-		},
-	}
+	// flowClient is the client of the run's flows.
+	flowClient = runClient{"registration", "set mcp_authorization.client_id to a client registered before"}
+	// otherClient is the second client, whose codes and refresh tokens are
+	// not the first's.
+	otherClient = runClient{"registration of a second client", "set mcp_authorization.second_client_id to another client registered with the same redirect_uri"}
 )
 
 // registerRunClient registers client at endpoint, a public client with the
@@ -127,15 +107,16 @@ func (st *authzState) registerRunClient(ctx context.Context, endpoint string, cl
 	r, err = st.obeyRetryAfter(ctx, "registration", func() (*oauthclient.Reply, error) {
 		return oauthclient.RegisterCodeClient(ctx, st.Target.HTTP, endpoint, st.redirectURI())
 	})
+	at := client.what + " at " + endpoint
 	if err != nil {
-		return nil, "", secret, st.skip(client.failed(endpoint, err))
+		return nil, "", secret, st.skip(fmt.Sprintf("%s failed: %v (REG-2 checks registration); %s", at, err, client.remedy))
 	}
 	if r.Throttled() {
-		return nil, "", secret, st.skipThrottled(r, client.throttled(endpoint), client.remedy)
+		return nil, "", secret, st.skipThrottled(r, at, client.remedy)
 	}
 	id, value, method := oauthclient.Registered(r)
 	if r.Status/100 != 2 || id == "" {
-		return r, "", secret, st.skip(client.unregistered(endpoint, r))
+		return r, "", secret, st.skip(fmt.Sprintf("%s answered %s, issuing no client_id (REG-2 checks registration); %s", at, describeOAuth(r), client.remedy))
 	}
 	return r, id, oauthclient.SecretFor(st.authz.as.md, method, value), nil
 }
@@ -258,7 +239,7 @@ func (st *authzState) registerSecond(ctx context.Context) error {
 		return st.skip("the authorization server names no registration_endpoint, so there is no second client to present another client's code or refresh token; " +
 			"set mcp_authorization.second_client_id to another client registered with the same redirect_uri")
 	}
-	_, id, secret, err := st.registerRunClient(ctx, endpoint, secondClient)
+	_, id, secret, err := st.registerRunClient(ctx, endpoint, otherClient)
 	if err != nil {
 		return err
 	}

@@ -348,7 +348,7 @@ func (st *authzState) confidentialClient(ctx context.Context) error {
 		return err
 	}
 	if st.Target.Profile.MCPAuthorization.ClientSecret() == "" {
-		if err := st.publicClientsOnly(); err != nil {
+		if err := st.publicClientsOnly("code_challenge enforced, OAuth 2.1 7.5.2"); err != nil {
 			return err
 		}
 	}
@@ -370,7 +370,7 @@ func (st *authzState) confidentialClient(ctx context.Context) error {
 // refusing its redemption (4.1.3: "If there was no code_challenge in the
 // authorization request associated with the authorization code in the
 // token request, the authorization server MUST reject the token request"):
-// either passes, and only a code redeemed for a token departs.
+// either passes (codeWithoutVerifierRefused).
 func (st *authzState) confidentialChallengeEnforced(ctx context.Context) error {
 	a, err := st.needAnswer()
 	if err != nil {
@@ -387,11 +387,28 @@ func (st *authzState) confidentialChallengeEnforced(ctx context.Context) error {
 		return err
 	}
 	st.hearToken()
-	r := st.authz.as.token
+	return st.codeWithoutVerifierRefused(a)
+}
+
+// codeWithoutVerifierRefused judges the token endpoint's answer to the
+// redemption without code_verifier of the code a issued: a token departs,
+// and any 4xx refuses it, as a 4xx refuses the request itself
+// (authorizationRefused). The sentences PKCE-6 cites ask a rejection, not
+// the shape of its error response, which OAuth 2.1 3.2.4's requirements
+// judge. invalid_client, a refusal of the client rather than the code, and
+// an answer that is neither a token nor a 4xx, are as tokenRefused has them.
+func (st *authzState) codeWithoutVerifierRefused(a *authorizeAnswer) error {
+	r, err := st.needToken()
+	if err != nil {
+		return err
+	}
 	if tok, _ := r.String("access_token"); r.Status == http.StatusOK && tok != "" {
 		return st.depart(`code_challenge enforced for a confidential client (OAuth 2.1 7.5.2: "using and enforcing code_challenge and code_verifier is still RECOMMENDED"; 4.1.3)`,
 			"a refusal of the request without code_challenge, or of its code at the token endpoint",
 			fmt.Sprintf("a code (%s), redeemed for an access token without code_verifier: %s", a.location, describeOAuth(r)), a.ex, r.Exchange)
+	}
+	if got, _ := r.String("error"); r.Status/100 == 4 && got != "invalid_client" {
+		return nil
 	}
 	return st.tokenRefused("")
 }

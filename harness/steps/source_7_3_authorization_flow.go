@@ -387,13 +387,18 @@ func (st *sourceState) deviceAuthorizationSucceeds() error {
 
 // deviceAuthorizationRefused checks that a removed registration no longer
 // starts a flow (source 3: "The client must then register again"). The
-// refusal is not shown, so any 4xx counts.
+// refusal is not shown, so any 4xx counts, except a rate limit's: a
+// throttle says nothing of whether the registration is still known, so it
+// leaves the scenario not run, as deviceAuthorizationSucceeds does.
 func (st *sourceState) deviceAuthorizationRefused() error {
 	if err := st.needOAuth(); err != nil {
 		return err
 	}
 	r := st.oauth
-	if r.Status < 400 || r.Status > 499 || r.Throttled() {
+	if r.Throttled() {
+		return st.skipThrottled(r, "device authorization", "")
+	}
+	if r.Status < 400 || r.Status > 499 {
 		return st.depart("device authorization for a removed registration ("+st.flow.clientID+")",
 			"a 4xx refusal: the registration was removed and the client must register again", describeOAuth(r), r.Exchange)
 	}
