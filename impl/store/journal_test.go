@@ -133,7 +133,7 @@ var _ = Describe("Registration journal", func() {
 		err = s.Register(client("one-too-many"))
 		Expect(err).To(HaveOccurred())
 		Expect(err).NotTo(MatchError(store.ErrFoldDeferred))
-		Expect(size(path + ".registrations")).To(Equal(held), "nothing journalled")
+		Expect(size(path+".registrations")).To(Equal(held), "nothing journalled")
 		_, found := find("one-too-many")
 		Expect(found).To(BeFalse())
 	})
